@@ -1,0 +1,247 @@
+"""`gpu-advisor` command line: every calculator as a subcommand with human tables or --json.
+
+Start-up stays light: calculators import only pydantic, yaml, rapidfuzz, typer and rich; the chat stack
+(langchain, chromadb, gradio, torch) is imported inside the commands that need it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel, ValidationError
+from rich.console import Console
+
+from assistant.errors import describe_error
+from tools.errors import AdvisorError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="GPU Advisor (选卡助手): GPU memory, speed and cost for LLM inference and training.",
+)
+console = Console()
+
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model name (fuzzy): llama3-70b, qwen2.5-7b")]
+ParamsOpt = Annotated[float | None, typer.Option("--params", help="Parameter count in billions (generic architecture)")]
+ConfigOpt = Annotated[str | None, typer.Option("--config", help="Path to a Hugging Face config.json")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON")]
+
+
+def _run(build: Callable[[], BaseModel], show: Callable[[Console, Any], None], as_json: bool) -> None:
+    """Compute, then print a table or JSON; errors become one clear line and exit code 2."""
+    try:
+        result = build()
+    except (AdvisorError, ValidationError, ValueError) as exc:
+        message = describe_error(exc)
+        if as_json:
+            print(json.dumps({"error": message}, ensure_ascii=False))
+        else:
+            console.print(f"[red]error:[/] {message}")
+        raise typer.Exit(2) from None
+    if as_json:
+        print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+    else:
+        show(console, result)
+
+
+@app.command()
+def vram(
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    config: ConfigOpt = None,
+    mode: Annotated[str, typer.Option(help="inference | full | lora | qlora")] = "inference",
+    precision: Annotated[
+        str | None, typer.Option(help="bf16 fp16 fp8 int8 nf4 nf4_dq awq gptq q4_k_m q8_0 ...")
+    ] = None,
+    kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="fp16 bf16 fp8 int8 q8_0 q4_0")] = None,
+    context: Annotated[int, typer.Option(help="Tokens per sequence (training: sequence length)")] = 4096,
+    batch: Annotated[int, typer.Option(help="Concurrent sequences (training: micro-batch)")] = 1,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    tp: Annotated[int | None, typer.Option(help="Tensor-parallel degree")] = None,
+    pp: Annotated[int, typer.Option(help="Pipeline-parallel stages")] = 1,
+    zero: Annotated[int, typer.Option(help="ZeRO stage 0-3")] = 0,
+    optimizer: Annotated[str, typer.Option(help="adamw | adamw_no_master | adamw_bf16 | adamw8bit | sgd")] = "adamw",
+    grad_checkpointing: Annotated[bool, typer.Option("--grad-checkpointing", help="Recompute activations")] = False,
+    lora_rank: Annotated[int, typer.Option("--lora-rank")] = 16,
+    lora_targets: Annotated[str, typer.Option("--lora-targets", help="all | attention")] = "all",
+    offload: Annotated[str, typer.Option(help="none | optimizer | optimizer_and_params")] = "none",
+    overhead: Annotated[float | None, typer.Option(help="GiB per GPU for CUDA context/workspace")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Estimate GPU memory for inference, full fine-tuning, LoRA or QLoRA."""
+    from assistant import render
+    from tools.vram import VramRequest, estimate_vram
+
+    def build() -> BaseModel:
+        return estimate_vram(
+            VramRequest(
+                model=model,
+                params_b=params,
+                config_path=config,
+                mode=mode,
+                precision=precision,
+                kv_dtype=kv_dtype,
+                context_tokens=context,
+                batch=batch,
+                num_gpus=gpus,
+                tp=tp,
+                pp=pp,
+                zero_stage=zero,
+                optimizer=optimizer,
+                grad_checkpointing=grad_checkpointing,
+                lora_rank=lora_rank,
+                lora_targets=lora_targets,
+                cpu_offload=offload,
+                overhead_gib=overhead,
+            )
+        )
+
+    _run(build, render.vram, as_json)
+
+
+@app.command()
+def speed(
+    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU name (fuzzy): 4090, 'A100 80G', 'H100 SXM'")],
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    config: ConfigOpt = None,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    parallel: Annotated[str | None, typer.Option(help="tensor | pipeline | data")] = None,
+    mode: Annotated[str, typer.Option(help="inference | training")] = "inference",
+    method: Annotated[str, typer.Option(help="Training method: full | lora | qlora")] = "full",
+    precision: Annotated[str | None, typer.Option(help="Weight format")] = None,
+    kv_dtype: Annotated[str | None, typer.Option("--kv-dtype")] = None,
+    context: Annotated[int, typer.Option(help="Prompt/context tokens (training: sequence length)")] = 4096,
+    batch: Annotated[int, typer.Option(help="Concurrent sequences (training: micro-batch per GPU)")] = 1,
+    mbu: Annotated[float | None, typer.Option(help="Decode memory-bandwidth utilisation 0-1")] = None,
+    mfu: Annotated[float | None, typer.Option(help="Prefill (or training) FLOPs utilisation 0-1")] = None,
+    grad_checkpointing: Annotated[bool, typer.Option("--grad-checkpointing")] = False,
+    train_tokens: Annotated[float | None, typer.Option("--train-tokens", help="Tokens to train on")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Estimate decode/prefill tokens/s, time to first token, or training throughput."""
+    from assistant import render
+    from tools.speed import SpeedRequest, estimate_speed
+
+    def build() -> BaseModel:
+        return estimate_speed(
+            SpeedRequest(
+                model=model,
+                params_b=params,
+                config_path=config,
+                gpu=gpu,
+                num_gpus=gpus,
+                parallel=parallel,
+                mode=mode,
+                method=method,
+                precision=precision,
+                kv_dtype=kv_dtype,
+                context_tokens=context,
+                batch=batch,
+                memory_efficiency=mbu,
+                prefill_mfu=mfu if mode == "inference" else None,
+                training_mfu=mfu if mode == "training" else None,
+                grad_checkpointing=grad_checkpointing,
+                training_tokens=train_tokens,
+            )
+        )
+
+    _run(build, render.speed, as_json)
+
+
+@app.command()
+def models(
+    query: Annotated[str | None, typer.Argument(help="Filter by (fuzzy) name or family")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the model registry (architectures from config.json, parameter counts computed)."""
+    from rich.table import Table
+
+    from tools.models import registry, resolve_model
+
+    rows = list(registry().values())
+    if query:
+        q = query.lower()
+        picked = [a for a in rows if q in a.id or q == a.family]
+        if not picked:
+            try:
+                picked = [resolve_model(query)[0]]
+            except AdvisorError as exc:
+                console.print(f"[red]error:[/] {exc}")
+                raise typer.Exit(2) from None
+        rows = picked
+    if as_json:
+        print(
+            json.dumps(
+                [
+                    {
+                        **a.model_dump(mode="json"),
+                        "params_b": round(a.params / 1e9, 3),
+                        "active_params_b": round(a.active_params / 1e9, 3),
+                    }
+                    for a in rows
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return
+    table = Table(title=f"{len(rows)} models", header_style="bold")
+    for col in ("id", "params (B)", "active (B)", "layers", "hidden", "heads/kv", "ctx", "notes"):
+        table.add_column(col, justify="right" if col not in ("id", "notes") else "left")
+    for a in rows:
+        extra = "MLA" if a.mla else ""
+        if a.moe:
+            extra = (extra + " " if extra else "") + f"MoE {a.moe.num_experts}e top-{a.moe.experts_per_token}"
+        table.add_row(
+            a.id,
+            f"{a.params / 1e9:.2f}",
+            f"{a.active_params / 1e9:.2f}",
+            str(a.num_layers),
+            str(a.hidden_size),
+            f"{a.num_attention_heads}/{a.num_key_value_heads}",
+            f"{a.max_context or '-':,}" if a.max_context else "-",
+            extra,
+        )
+    console.print(table)
+
+
+@app.command()
+def references(
+    as_json: JsonOpt = False,
+    report: Annotated[str | None, typer.Option(help="Also write the markdown report to this file")] = None,
+) -> None:
+    """Compare the estimators with published reference figures (evals/references.yaml)."""
+    from evals.references import report_markdown, run, summary
+
+    checks = run()
+    if report:
+        from pathlib import Path
+
+        Path(report).write_text(report_markdown(checks) + "\n", encoding="utf-8")
+    if as_json:
+        print(json.dumps({"summary": summary(checks), "results": [c.model_dump() for c in checks]}, indent=2))
+    else:
+        from rich.markdown import Markdown
+
+        console.print(Markdown(report_markdown(checks)))
+        for kind, row in summary(checks).items():
+            console.print(
+                f"{kind}: {row['pass']}/{row['n']} within tolerance, {row['explained']} explained, "
+                f"{row['fail']} failing; median |error| {row['median_abs_error']}"
+            )
+    if any(c.status in ("fail", "error") for c in checks):
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,27 @@
+"""Load the YAML data files under knowledge/data (the one place tools/ touches data on disk)."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "knowledge" / "data"
+
+
+def data_path(name: str) -> Path:
+    """Return the path of a bundled data file, honouring GPU_ADVISOR_DATA_DIR for overrides."""
+    override = os.environ.get("GPU_ADVISOR_DATA_DIR")
+    if override and (Path(override) / name).exists():
+        return Path(override) / name
+    return DATA_DIR / name
+
+
+@cache
+def load_yaml(name: str) -> Any:
+    """Parse a bundled YAML file once per process."""
+    with data_path(name).open(encoding="utf-8") as fh:
+        return yaml.safe_load(fh)

