@@ -211,6 +211,215 @@ def models(
     console.print(table)
 
 
+CurrencyOpt = Annotated[str, typer.Option(help="CNY or USD")]
+
+
+@app.command()
+def gpus(
+    min_vram: Annotated[float | None, typer.Option("--min-vram", help="Minimum memory in GiB")] = None,
+    max_price: Annotated[float | None, typer.Option("--max-price", help="Per GPU, in --currency")] = None,
+    currency: CurrencyOpt = "USD",
+    vendor: Annotated[str | None, typer.Option(help="nvidia | amd | intel | apple")] = None,
+    segment: Annotated[str | None, typer.Option(help="consumer | workstation | datacenter | apple")] = None,
+    bf16: Annotated[bool, typer.Option("--bf16", help="Needs BF16 tensor cores")] = False,
+    fp8: Annotated[bool, typer.Option("--fp8", help="Needs FP8 tensor cores")] = False,
+    nvlink: Annotated[bool, typer.Option("--nvlink")] = False,
+    ecc: Annotated[bool, typer.Option("--ecc")] = False,
+    mig: Annotated[bool, typer.Option("--mig")] = False,
+    form_factor: Annotated[str | None, typer.Option("--form-factor", help="pcie | sxm | oam | superchip | soc")] = None,
+    sort: Annotated[
+        str, typer.Option(help="price_per_gib | bf16_tflops_per_dollar | bandwidth | vram | bf16_tflops | price")
+    ] = "price_per_gib",
+    limit: Annotated[int, typer.Option()] = 15,
+    as_json: JsonOpt = False,
+) -> None:
+    """Filter and rank the GPU catalog."""
+    from assistant import render
+    from tools.gpu_search import FindGpusRequest, find_gpus
+
+    def build() -> BaseModel:
+        return find_gpus(
+            FindGpusRequest(
+                min_vram_gib=min_vram,
+                max_price=max_price,
+                currency=currency,
+                vendor=vendor,
+                segment=segment,
+                need_bf16=bf16,
+                need_fp8=fp8,
+                need_nvlink=nvlink,
+                need_ecc=ecc,
+                need_mig=mig,
+                form_factor=form_factor,
+                sort_by=sort,
+                limit=limit,
+            )
+        )
+
+    _run(build, render.gpus, as_json)
+
+
+@app.command()
+def gpu(
+    names: Annotated[list[str], typer.Argument(help="One or more GPU names: 4090 'A100 80G' 'H100 SXM'")],
+    currency: CurrencyOpt = "USD",
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one GPU's checked specs, or compare several side by side."""
+    from assistant import render
+    from tools.gpu_search import GpuSpecsRequest, gpu_specs
+
+    def build() -> BaseModel:
+        return gpu_specs(GpuSpecsRequest(names=names, currency=currency))
+
+    if as_json and len(names) == 1:
+        try:
+            row = gpu_specs(GpuSpecsRequest(names=names, currency=currency)).gpus[0]
+        except (AdvisorError, ValidationError, ValueError) as exc:
+            print(json.dumps({"error": describe_error(exc)}, ensure_ascii=False))
+            raise typer.Exit(2) from None
+        print(json.dumps(row.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    _run(build, render.gpu_specs, as_json)
+
+
+@app.command()
+def fit(
+    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")],
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    config: ConfigOpt = None,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    precision: Annotated[str | None, typer.Option(help="Fix the weight format (default: best that fits)")] = None,
+    kv_dtype: Annotated[str | None, typer.Option("--kv-dtype")] = None,
+    context: Annotated[int, typer.Option(help="Context for the concurrency answer")] = 4096,
+    mem_util: Annotated[float, typer.Option("--mem-util", help="Usable share of GPU memory")] = 0.9,
+    as_json: JsonOpt = False,
+) -> None:
+    """What fits: best precision, longest context and most concurrent sequences on given GPUs."""
+    from assistant import render
+    from tools.fit import FitRequest, fit_on_gpu
+
+    def build() -> BaseModel:
+        return fit_on_gpu(
+            FitRequest(
+                model=model,
+                params_b=params,
+                config_path=config,
+                gpu=gpu,
+                num_gpus=gpus,
+                precision=precision,
+                kv_dtype=kv_dtype,
+                context_tokens=context,
+                memory_utilization=mem_util,
+            )
+        )
+
+    _run(build, render.fit, as_json)
+
+
+@app.command()
+def tco(
+    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")],
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    years: Annotated[float, typer.Option(help="Horizon in years")] = 3,
+    utilization: Annotated[float, typer.Option(help="Busy share of the month, 0-1")] = 0.5,
+    currency: CurrencyOpt = "CNY",
+    rate: Annotated[float | None, typer.Option("--cny-per-usd", help="Exchange rate")] = None,
+    gpu_price: Annotated[float | None, typer.Option("--gpu-price", help="Your price per GPU")] = None,
+    host_cost: Annotated[float | None, typer.Option("--host-cost", help="Rest of the machine")] = None,
+    electricity: Annotated[float | None, typer.Option("--electricity", help="Price per kWh")] = None,
+    pue: Annotated[float | None, typer.Option(help="Facility PUE")] = None,
+    resale: Annotated[float | None, typer.Option(help="Resale share of the GPU price at the end, 0-1")] = None,
+    cloud_price: Annotated[
+        float | None, typer.Option("--cloud-price", help="Your on-demand price per GPU-hour")
+    ] = None,
+    prices: Annotated[str | None, typer.Option("--prices", help="Your own prices.yaml")] = None,
+    throughput: Annotated[float | None, typer.Option(help="Tokens/s, for cost per million tokens")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Buy versus rent: totals, monthly costs, break-even hours and cost per million tokens."""
+    from assistant import render
+    from tools.tco import TcoRequest, calculate_tco
+
+    def build() -> BaseModel:
+        return calculate_tco(
+            TcoRequest(
+                gpu=gpu,
+                num_gpus=gpus,
+                horizon_years=years,
+                utilization=utilization,
+                currency=currency,
+                cny_per_usd=rate,
+                gpu_price=gpu_price,
+                host_cost=host_cost,
+                electricity_price_per_kwh=electricity,
+                pue=pue,
+                resale_share=resale,
+                cloud_price_per_gpu_hour=cloud_price,
+                prices_file=prices,
+                throughput_tokens_per_s=throughput,
+            )
+        )
+
+    _run(build, render.tco, as_json)
+
+
+@app.command()
+def recommend(
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    mode: Annotated[str, typer.Option(help="inference | full | lora | qlora")] = "inference",
+    precision: Annotated[str | None, typer.Option()] = None,
+    context: Annotated[int, typer.Option()] = 4096,
+    batch: Annotated[int, typer.Option(help="Concurrent sequences (training: micro-batch)")] = 1,
+    budget: Annotated[float | None, typer.Option(help="Up-front budget for buying")] = None,
+    monthly_budget: Annotated[
+        float | None, typer.Option("--monthly-budget", help="Budget per month for renting")
+    ] = None,
+    currency: CurrencyOpt = "CNY",
+    deployment: Annotated[str, typer.Option(help="local | cloud | either")] = "either",
+    prefer: Annotated[str, typer.Option(help="cheapest | fastest | balanced")] = "balanced",
+    max_gpus: Annotated[int, typer.Option("--max-gpus")] = 8,
+    nvlink: Annotated[bool, typer.Option("--nvlink", help="Require NVLink")] = False,
+    ecc: Annotated[bool, typer.Option("--ecc", help="Require ECC")] = False,
+    grad_checkpointing: Annotated[bool, typer.Option("--grad-checkpointing")] = False,
+    limit: Annotated[int, typer.Option()] = 8,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ranked GPU options (type x count, local or cloud) that fit a workload and budget."""
+    from assistant import render
+    from tools.recommend import RecommendRequest, recommend_gpus
+    from tools.vram import VramRequest
+
+    def build() -> BaseModel:
+        workload = VramRequest(
+            model=model,
+            params_b=params,
+            mode=mode,
+            precision=precision,
+            context_tokens=context,
+            batch=batch,
+            grad_checkpointing=grad_checkpointing,
+        )
+        return recommend_gpus(
+            RecommendRequest(
+                workload=workload,
+                budget=budget,
+                monthly_budget=monthly_budget,
+                currency=currency,
+                deployment=deployment,
+                preference=prefer,
+                max_gpus=max_gpus,
+                require_nvlink=nvlink,
+                require_ecc=ecc,
+                limit=limit,
+            )
+        )
+
+    _run(build, render.recommend, as_json)
+
+
 @app.command()
 def references(
     as_json: JsonOpt = False,

@@ -60,3 +60,120 @@ def speed(console: Console, r: SpeedResult) -> None:
     )
     console.print(table)
     _notes(console, r.assumptions, r.warnings)
+
+
+def gpus(console: Console, r) -> None:
+    table = Table(
+        title=f"{r.matched} GPUs match" + (f" (showing {len(r.gpus)})" if r.matched > len(r.gpus) else ""),
+        header_style="bold",
+    )
+    for col in ("GPU", "GiB", "GB/s", "BF16 TF", "FP8 TF", "NVLink", "ECC", "TDP W", "price", "per GiB"):
+        table.add_column(col, justify="left" if col == "GPU" else "right")
+    for g in r.gpus:
+        table.add_row(
+            g.name.replace("NVIDIA ", ""),
+            f"{g.usable_gib:g}",
+            f"{g.bandwidth_gbs:,.0f}",
+            _num(g.bf16_tflops),
+            _num(g.fp8_tflops),
+            f"{g.nvlink_gbs:g}" if g.nvlink and g.nvlink_gbs else ("yes" if g.nvlink else "-"),
+            "yes" if g.ecc else "-",
+            _num(g.tdp_w),
+            f"{g.price:,.0f} {g.currency}" if g.price else "-",
+            f"{g.price_per_gib:,.0f}" if g.price_per_gib else "-",
+        )
+    console.print(table)
+    _notes(console, r.assumptions, r.warnings)
+
+
+def gpu_specs(console: Console, r) -> None:
+    table = Table(title="GPU comparison (dense tensor TFLOPS)", header_style="bold")
+    table.add_column("spec")
+    for g in r.gpus:
+        table.add_column(g.name.replace("NVIDIA ", ""), justify="right")
+    fields = [
+        ("memory (GiB)", "vram_gib"),
+        ("memory type", "memory_type"),
+        ("bandwidth (GB/s)", "bandwidth_gbs"),
+        ("FP16 TFLOPS", "fp16_tflops"),
+        ("BF16 TFLOPS", "bf16_tflops"),
+        ("FP8 TFLOPS", "fp8_tflops"),
+        ("NVLink (GB/s)", "nvlink_gbs"),
+        ("ECC", "ecc"),
+        ("MIG", "mig"),
+        ("TDP (W)", "tdp_w"),
+        ("form factor", "form_factor"),
+        ("price", "price"),
+        ("verified", "verified"),
+    ]
+    for label, key in fields:
+        table.add_row(label, *[_num(getattr(g, key)) for g in r.gpus])
+    console.print(table)
+    for d in r.differences:
+        console.print(f"- {d}")
+    _notes(console, r.assumptions, r.warnings)
+
+
+def fit(console: Console, r) -> None:
+    console.print(f"[bold]{r.model}[/] on {r.num_gpus}x {r.gpu} ({r.usable_gib_per_gpu:g} GiB usable per GPU)")
+    console.print(
+        f"  best precision that fits: [bold]{r.best_precision or 'none'}[/]"
+        + (f" (also: {', '.join(r.precisions_that_fit[1:])})" if len(r.precisions_that_fit) > 1 else "")
+    )
+    if r.max_context:
+        console.print(f"  longest context at batch 1: [bold]{r.max_context:,}[/] tokens")
+    if r.max_concurrent_sequences:
+        ctx = r.memory_at_answer.context_tokens if r.memory_at_answer else 0
+        console.print(f"  most concurrent sequences at {ctx:,} tokens: [bold]{r.max_concurrent_sequences:,}[/]")
+    console.print(f"  limiting factor: {r.limiting_factor}")
+    _notes(console, r.assumptions, r.warnings)
+
+
+def tco(console: Console, r) -> None:
+    c = r.currency
+    console.print(
+        f"[bold]{r.num_gpus}x {r.gpu}[/] over {r.horizon_months} months, {r.busy_hours_per_month:,.0f} busy hours/month"
+    )
+    table = Table(header_style="bold")
+    for col in ("option", f"up front ({c})", f"per month ({c})", f"total ({c})", "break-even h/month"):
+        table.add_column(col, justify="left" if col == "option" else "right")
+    table.add_row(
+        "buy", f"{r.upfront:,.0f}", f"{r.power_monthly + r.maintenance_monthly:,.0f}", f"{r.buy_total:,.0f}", "-"
+    )
+    for o in r.rent:
+        table.add_row(
+            f"rent {o.kind.replace('_', ' ')} ({o.price_per_gpu_hour:,.2f}/GPU-h)",
+            "0",
+            f"{o.monthly:,.0f}",
+            f"{o.total:,.0f}",
+            _num(o.break_even_hours_per_month),
+        )
+    console.print(table)
+    console.print(
+        f"cheapest over the horizon: [bold]{r.cheapest.replace('_', ' ')}[/]"
+        + (f"; on-demand rent passes owning in month {r.break_even_month}" if r.break_even_month else "")
+    )
+    _notes(console, r.assumptions, r.warnings)
+
+
+def recommend(console: Console, r) -> None:
+    console.print(f"[bold]{r.workload}[/]")
+    if r.nothing_fits:
+        console.print("[red]nothing fits[/] — what would:")
+        for s in r.suggestions:
+            console.print(f"  - {s}")
+    for i, o in enumerate(r.options, 1):
+        console.print(f"{i}. {o.why}")
+        for w in o.warnings:
+            console.print(f"   [yellow]{w}[/]")
+    _notes(console, r.assumptions, r.warnings)
+
+
+def _num(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float | int):
+        return f"{value:,.0f}" if value >= 100 else f"{value:g}"
+    return str(value)

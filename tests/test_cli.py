@@ -112,3 +112,42 @@ def test_vram_imports_no_heavy_package():
     assert out.returncode == 0
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in out.stderr.splitlines() if "|" in line}
     assert not imported & HEAVY, imported & HEAVY
+
+
+def test_gpu_json_contract():
+    data = json.loads(cli("gpu", "4090", "--json").stdout)
+    for key in (
+        "name",
+        "vram_gib",
+        "bandwidth_gbs",
+        "fp16_tflops",
+        "bf16_tflops",
+        "fp8_tflops",
+        "nvlink",
+        "ecc",
+        "mig",
+        "tdp_w",
+        "sources",
+    ):
+        assert key in data
+    assert data["bf16_tflops"] == 165.2 and data["nvlink"] is False
+
+
+def test_gpu_compare_table():
+    out = cli("gpu", "4090", "A100 80G", "H100 SXM")
+    assert out.returncode == 0 and "GPU comparison" in out.stdout
+
+
+def test_fit_json_contract():
+    data = json.loads(cli("fit", "--model", "llama-3.1-8b", "--gpu", "4090", "--json").stdout)
+    for key in ("best_precision", "max_context", "max_concurrent_sequences", "limiting_factor"):
+        assert key in data
+
+
+def test_gpus_tco_recommend_commands():
+    out = cli("gpus", "--min-vram", "48", "--ecc", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["gpus"]
+    out = cli("tco", "--gpu", "4090", "--gpus", "2", "--currency", "CNY", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["currency"] == "CNY"
+    out = cli("recommend", "--model", "qwen2.5-7b", "--mode", "qlora", "--budget", "15000", "--json")
+    assert out.returncode == 0 and "options" in json.loads(out.stdout)

