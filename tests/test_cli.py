@@ -151,3 +151,10 @@ def test_gpus_tco_recommend_commands():
     assert out.returncode == 0 and json.loads(out.stdout)["currency"] == "CNY"
     out = cli("recommend", "--model", "qwen2.5-7b", "--mode", "qlora", "--budget", "15000", "--json")
     assert out.returncode == 0 and "options" in json.loads(out.stdout)
+
+
+def test_build_command():
+    out = cli("build", "--gpu", "4090", "--gpus", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["psu_w"] >= 1200 and data["nvlink_bridge_available"] is False
