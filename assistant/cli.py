@@ -421,6 +421,122 @@ def recommend(
 
 
 @app.command()
+def build(
+    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")],
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    use: Annotated[str, typer.Option(help="inference | training")] = "inference",
+    cpu_tdp: Annotated[float | None, typer.Option("--cpu-tdp", help="CPU power in W")] = None,
+    power_limit: Annotated[float | None, typer.Option("--power-limit", help="Per-GPU power cap in W")] = None,
+    circuit: Annotated[str | None, typer.Option(help="us_120v_15a | cn_220v_10a | eu_230v_16a ...")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Plan a workstation for N GPUs: PSU, RAM, CPU, PCIe lanes, slots, NVLink bridge, cooling."""
+    from assistant.render_workstation import workstation
+    from tools.workstation import WorkstationRequest, plan_workstation
+
+    def build_plan() -> BaseModel:
+        return plan_workstation(
+            WorkstationRequest(
+                gpu=gpu, num_gpus=gpus, use=use, cpu_tdp_w=cpu_tdp, gpu_power_limit_w=power_limit, circuit=circuit
+            )
+        )
+
+    _run(build_plan, workstation, as_json)
+
+
+ProviderOpt = Annotated[str | None, typer.Option("--model", "-m", help="offline | openai:MODEL | ollama:MODEL")]
+
+
+def _settings(provider: str | None, base_url: str | None, api_key: str | None):
+    from assistant.settings import settings_from
+
+    overrides = {k: v for k, v in {"provider": provider, "base_url": base_url, "api_key": api_key}.items() if v}
+    return settings_from(overrides)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question, in Chinese or English")],
+    provider: ProviderOpt = None,
+    session: Annotated[str, typer.Option(help="Session id (keeps the scenario between calls in one process)")] = "cli",
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (or GPU_ADVISOR_API_KEY)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ask one question; prints the answer with its tool calls and sources."""
+    from assistant.advisor import Advisor
+
+    settings = _settings(provider, base_url, api_key)
+    final = Advisor(settings).ask(session, question)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "answer": final.answer,
+                    "language": final.language,
+                    "provider": final.provider,
+                    "tool_calls": [t.model_dump(mode="json") for t in final.tool_calls],
+                    "citations": [c.model_dump(mode="json") for c in final.citations],
+                    "grounding": final.grounding.model_dump(),
+                    "scenario": final.scenario.summary(),
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return
+    from rich.markdown import Markdown
+
+    for call in final.tool_calls:
+        console.print(f"[dim]tool {call.name}({json.dumps(call.args, ensure_ascii=False)[:160]})[/]")
+    console.print(Markdown(final.answer))
+    if final.grounding.untraceable:
+        console.print(f"[yellow]untraceable numbers:[/] {', '.join(final.grounding.untraceable)}")
+
+
+@app.command()
+def chat(
+    terminal: Annotated[bool, typer.Option("--terminal", help="Chat in this terminal instead of the web UI")] = False,
+    provider: ProviderOpt = None,
+    host: Annotated[str, typer.Option(help="Web UI bind address")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Web UI port")] = 7860,
+    auth: Annotated[str | None, typer.Option(help="user:password for the web UI")] = None,
+    share: Annotated[bool, typer.Option("--share", help="Create a public Gradio share link (off by default)")] = False,
+) -> None:
+    """Chat with GPU Advisor: the web UI on 127.0.0.1:7860, or --terminal."""
+    settings = _settings(provider, None, None)
+    if not terminal:
+        from assistant.web import serve
+
+        serve(settings=settings, host=host, port=port, auth=auth, share=share)
+        return
+    from rich.markdown import Markdown
+
+    from assistant.advisor import Advisor
+    from assistant.events import ErrorEvent, FinalEvent, ToolCallEvent, ToolResultEvent
+
+    advisor = Advisor(settings)
+    session = "terminal"
+    console.print("GPU Advisor — ask in Chinese or English; empty line or Ctrl-D to quit.")
+    while True:
+        try:
+            question = console.input("[bold]> [/]").strip()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if not question:
+            break
+        for event in advisor.stream_turn(session, question):
+            if isinstance(event, ToolCallEvent):
+                console.print(f"[dim]… {event.name}[/]")
+            elif isinstance(event, ToolResultEvent):
+                console.print(f"[dim]  ✓ {event.summary} ({event.duration_ms:.0f} ms)[/]")
+            elif isinstance(event, ErrorEvent):
+                console.print(f"[yellow]{event.message}[/]")
+            elif isinstance(event, FinalEvent):
+                console.print(Markdown(event.answer))
+
+
+@app.command()
 def references(
     as_json: JsonOpt = False,
     report: Annotated[str | None, typer.Option(help="Also write the markdown report to this file")] = None,
