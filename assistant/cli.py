@@ -536,6 +536,71 @@ def chat(
                 console.print(Markdown(event.answer))
 
 
+@app.command(name="eval")
+def eval_cmd(
+    scenarios: Annotated[
+        list[str] | None, typer.Option("--scenarios", help="Scenario file or folder (repeatable)")
+    ] = None,
+    provider: ProviderOpt = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API key (or GPU_ADVISOR_API_KEY)")] = None,
+    min_pass: Annotated[float, typer.Option("--min-pass", help="Exit non-zero below this pass rate")] = 0.0,
+    max_untraceable: Annotated[int | None, typer.Option("--max-untraceable", help="Fail above this many")] = None,
+    report: Annotated[str | None, typer.Option(help="Write a markdown report here")] = None,
+    extras: Annotated[bool, typer.Option("--extras/--no-extras", help="Also retrieval metrics and references")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run golden scenarios through the assistant and score them (plus retrieval and estimator references)."""
+    from assistant.advisor import Advisor
+    from evals.runner import report_markdown, run_eval
+
+    settings = _settings(provider, base_url, api_key)
+    try:
+        result = run_eval(scenarios or None, provider=settings.provider, advisor=Advisor(settings))
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    sections: dict[str, str] = {}
+    extra_json: dict[str, object] = {}
+    if extras:
+        from evals.references import report_markdown as references_md
+        from evals.references import run as run_references
+        from evals.references import summary as references_summary
+        from evals.retrieval_eval import evaluate_retrieval
+
+        retrieval = evaluate_retrieval()
+        rows = ["| mode | lang | Recall@5 | MRR |", "|---|---|---|---|"]
+        rows += [f"| {m.mode} | {m.lang} | {m.recall_at_5:.3f} | {m.mrr:.3f} |" for m in retrieval.metrics]
+        sections["Retrieval (evals/retrieval.yaml)"] = "\n".join(rows)
+        checks = run_references()
+        sections["Estimator references (evals/references.yaml)"] = references_md(checks)
+        extra_json = {
+            "retrieval": [m.model_dump() for m in retrieval.metrics],
+            "references": references_summary(checks),
+        }
+    text = report_markdown(result, sections)
+    if report:
+        from pathlib import Path
+
+        Path(report).write_text(text, encoding="utf-8")
+    if as_json:
+        data = result.model_dump(mode="json") | extra_json
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        console.print(
+            f"scenarios passed {result.passed}/{result.total} ({result.pass_rate:.1%}); untraceable numbers "
+            f"{result.untraceable_numbers}; turn latency p50 {result.latency_ms_p50:.0f} ms"
+            + (f"; report: {report}" if report else "")
+        )
+        for name, row in result.by_category.items():
+            console.print(f"  {name}: {row['passed']:g}/{row['total']:g}")
+    failing = result.pass_rate < min_pass or (
+        max_untraceable is not None and result.untraceable_numbers > max_untraceable
+    )
+    if failing:
+        raise typer.Exit(1)
+
+
 @app.command()
 def references(
     as_json: JsonOpt = False,
@@ -562,6 +627,11 @@ def references(
             )
     if any(c.status in ("fail", "error") for c in checks):
         raise typer.Exit(1)
+
+
+from assistant.cli_knowledge import register as register_knowledge  # noqa: E402  (ingest, search)
+
+register_knowledge(app)
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "knowledge" / "data"
 
 
 def data_path(name: str) -> Path:
-    """Return the path of a bundled data file, honouring GPU_ADVISOR_DATA_DIR for overrides."""
-    override = os.environ.get("GPU_ADVISOR_DATA_DIR")
+    """Return the path of a bundled data file; a same-named file in $GPU_ADVISOR_DATA_OVERRIDES wins."""
+    override = os.environ.get("GPU_ADVISOR_DATA_OVERRIDES")
     if override and (Path(override) / name).exists():
         return Path(override) / name
     return DATA_DIR / name

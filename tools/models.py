@@ -14,26 +14,32 @@ from tools._data import load_yaml
 from tools.errors import AdvisorError
 from tools.names import Entry, NameIndex
 
+# Upper bounds far above any real model: they turn absurd configs into validation errors, not overflows.
+DIM_MAX = 1_000_000
+COUNT_MAX = 100_000
+
 
 class MoE(BaseModel):
     """Mixture-of-experts layout; routed experts are all resident, `experts_per_token` are read per token."""
 
-    num_experts: int = Field(gt=1)
-    experts_per_token: int = Field(gt=0)
-    expert_intermediate_size: int = Field(gt=0)
-    num_shared_experts: int = Field(default=0, ge=0)
-    shared_intermediate_size: int | None = Field(default=None, description="defaults to the expert size")
-    first_dense_layers: int = Field(default=0, ge=0, description="leading layers with a dense MLP (DeepSeek)")
+    num_experts: int = Field(gt=1, le=COUNT_MAX)
+    experts_per_token: int = Field(gt=0, le=COUNT_MAX)
+    expert_intermediate_size: int = Field(gt=0, le=DIM_MAX)
+    num_shared_experts: int = Field(default=0, ge=0, le=COUNT_MAX)
+    shared_intermediate_size: int | None = Field(
+        default=None, gt=0, le=DIM_MAX, description="defaults to the expert size"
+    )
+    first_dense_layers: int = Field(default=0, ge=0, le=1000, description="leading layers with a dense MLP (DeepSeek)")
 
 
 class MLA(BaseModel):
     """DeepSeek multi-head latent attention: the KV cache stores a compressed latent per token."""
 
-    q_lora_rank: int | None = Field(default=None, gt=0)
-    kv_lora_rank: int = Field(gt=0)
-    qk_rope_head_dim: int = Field(gt=0)
-    qk_nope_head_dim: int = Field(gt=0)
-    v_head_dim: int = Field(gt=0)
+    q_lora_rank: int | None = Field(default=None, gt=0, le=DIM_MAX)
+    kv_lora_rank: int = Field(gt=0, le=DIM_MAX)
+    qk_rope_head_dim: int = Field(gt=0, le=DIM_MAX)
+    qk_nope_head_dim: int = Field(gt=0, le=DIM_MAX)
+    v_head_dim: int = Field(gt=0, le=DIM_MAX)
 
 
 class Linear(BaseModel):
@@ -60,23 +66,25 @@ class ModelArch(BaseModel):
     released: str | None = None
     aliases: list[str] = Field(default_factory=list)
     num_layers: int = Field(gt=0, le=1000)
-    hidden_size: int = Field(gt=0)
-    num_attention_heads: int = Field(gt=0)
-    num_key_value_heads: int = Field(gt=0)
-    head_dim: int = Field(gt=0)
-    intermediate_size: int = Field(gt=0)
-    vocab_size: int = Field(gt=0)
+    hidden_size: int = Field(gt=0, le=DIM_MAX)
+    num_attention_heads: int = Field(gt=0, le=COUNT_MAX)
+    num_key_value_heads: int = Field(gt=0, le=COUNT_MAX)
+    head_dim: int = Field(gt=0, le=DIM_MAX)
+    intermediate_size: int = Field(gt=0, le=DIM_MAX)
+    vocab_size: int = Field(gt=0, le=100 * DIM_MAX)
     tie_word_embeddings: bool = False
     attention_bias: bool = False
     qk_norm: bool = False
     norms_per_layer: int = 2
     mlp: Literal["gated", "plain"] = "gated"
-    sliding_window: int | None = Field(default=None, gt=0)
+    sliding_window: int | None = Field(default=None, gt=0, le=1000 * DIM_MAX)
     sliding_window_layers: float = Field(default=0.0, ge=0, le=1)
-    max_context: int | None = Field(default=None, gt=0)
+    max_context: int | None = Field(default=None, gt=0, le=1000 * DIM_MAX)
     moe: MoE | None = None
     mla: MLA | None = None
-    extra_params_b: float = Field(default=0.0, ge=0, description="weights outside the decoder, e.g. a vision tower")
+    extra_params_b: float = Field(
+        default=0.0, ge=0, le=COUNT_MAX, description="weights outside the decoder, e.g. a vision tower"
+    )
     official_params_b: float | None = None
     official_active_params_b: float | None = None
     notes: str | None = None
@@ -273,7 +281,22 @@ def _first(cfg: dict, *keys: str, default=None):
 def from_hf_config(cfg: dict, name: str = "custom") -> ModelArch:
     """Build an architecture from a Hugging Face config.json dict (Llama, Qwen, Mistral, Mixtral,
     Qwen-MoE, DeepSeek-V2/V3, Gemma, Phi-3, ChatGLM field spellings)."""
-    text_cfg = cfg.get("text_config") or cfg  # multimodal wrappers (Gemma 3, Llama 4)
+    try:
+        return _from_hf_config(cfg, name)
+    except KeyError as exc:  # e.g. kv_lora_rank (MLA) without the head dims that go with it
+        raise AdvisorError(f"config.json lacks the field {exc} that its other fields need") from None
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as exc:
+        if isinstance(exc, AdvisorError):
+            raise
+        raise AdvisorError(
+            f"config.json has a field of the wrong type or an impossible value ({exc}) — sizes and counts "
+            "must be positive whole numbers"
+        ) from None
+
+
+def _from_hf_config(cfg: dict, name: str) -> ModelArch:
+    text_cfg = cfg.get("text_config")  # multimodal wrappers (Gemma 3, Llama 4)
+    text_cfg = text_cfg if isinstance(text_cfg, dict) and text_cfg else cfg
     c = {**cfg, **text_cfg}
     try:
         hidden = int(_first(c, "hidden_size", "n_embd", "d_model"))
@@ -297,7 +320,7 @@ def from_hf_config(cfg: dict, name: str = "custom") -> ModelArch:
             experts_per_token=int(_first(c, "num_experts_per_tok", "moe_topk", default=2)),
             expert_intermediate_size=int(_first(c, "moe_intermediate_size", default=inter)),
             num_shared_experts=int(_first(c, "n_shared_experts", default=0)),
-            shared_intermediate_size=c.get("shared_expert_intermediate_size"),
+            shared_intermediate_size=c.get("shared_expert_intermediate_size") or None,
             first_dense_layers=int(_first(c, "first_k_dense_replace", default=0)),
         )
         if c.get("shared_expert_intermediate_size") and not moe.num_shared_experts:
@@ -357,15 +380,32 @@ def from_hf_config(cfg: dict, name: str = "custom") -> ModelArch:
         raise AdvisorError(f"config.json describes an impossible architecture: {exc.errors()[0]['msg']}") from exc
 
 
+MAX_USER_FILE_BYTES = 10_000_000  # config.json and prices.yaml are kilobytes; refuse to slurp anything huge
+
+
+def user_file(path: str | Path, what: str, hint: str) -> Path:
+    """A readable regular file the user named, or an AdvisorError saying why not (bad ~user, too long, too big)."""
+    try:
+        p = Path(path).expanduser()
+        size = p.stat().st_size if p.is_file() else None
+    except (OSError, RuntimeError, ValueError):  # unknown ~user, name too long, NUL byte, no permission
+        size = None
+    if size is None:
+        raise AdvisorError(f"{what} '{path}' does not exist ({hint})")
+    if size > MAX_USER_FILE_BYTES:
+        raise AdvisorError(f"{what} '{path}' is {size / 1e6:.0f} MB — too big to be a {what} ({hint})")
+    return p
+
+
 def load_config_file(path: str | Path) -> ModelArch:
     """Read a local config.json; errors say what is wrong with the file."""
-    p = Path(path).expanduser()
-    if not p.is_file():
-        raise AdvisorError(f"config file '{path}' does not exist (give the path to a model's config.json)")
+    p = user_file(path, "config file", "give the path to a model's config.json")
     try:
         cfg = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise AdvisorError(f"config file '{path}' is not valid JSON: {exc}") from exc
+    except OSError as exc:
+        raise AdvisorError(f"cannot read config file '{path}': {exc.strerror or exc}") from None
     if not isinstance(cfg, dict):
         raise AdvisorError(f"config file '{path}' must hold a JSON object")
     return from_hf_config(cfg, name=p.parent.name or p.stem)
@@ -381,8 +421,8 @@ def generic_arch(params_b: float) -> ModelArch:
     intermediate = 3.5 x hidden, vocab 128,256, untied embeddings; layers and hidden width are
     chosen so the count matches the requested size.
     """
-    if not (params_b > 0) or math.isinf(params_b):
-        raise AdvisorError("params_b must be a positive, finite number of billions of parameters")
+    if not (params_b >= 0.001) or math.isinf(params_b):  # below 1M parameters the shape rounds to nothing
+        raise AdvisorError("params_b must be a finite number of billions of parameters, at least 0.001 (1M)")
     target = params_b * 1e9
     vocab = 128_256
     # (billions, hidden) anchors from Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-14B, Llama-1-33B, Llama-3-70B, -405B

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import statistics
 from functools import cache
-from pathlib import Path
 from typing import Literal
 
 import yaml
@@ -14,6 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 from tools._data import load_yaml
 from tools.catalog import GpuSpec, resolve_gpu
 from tools.errors import AdvisorError
+from tools.models import user_file
 
 Currency = Literal["USD", "CNY"]
 PriceKind = Literal["on_demand", "spot", "reserved_1y", "reserved_3y"]
@@ -116,13 +116,16 @@ def load_prices(path: str | None = None, cny_per_usd: float | None = None) -> Pr
     """The bundled price book, with rows from a user file replacing ones with the same key."""
     book = bundled_prices()
     if path:
-        p = Path(path).expanduser()
-        if not p.is_file():
-            raise AdvisorError(f"price file '{path}' does not exist")
+        p = user_file(path, "price file", "give the path to a prices.yaml")
         try:
             user = _book_from(yaml.safe_load(p.read_text(encoding="utf-8")) or {}, path)
-        except yaml.YAMLError as exc:
-            raise AdvisorError(f"price file '{path}' is not valid YAML: {exc}") from exc
+        except OSError as exc:
+            raise AdvisorError(f"cannot read price file '{path}': {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:  # say where, but never quote the file (it may not be a price file at all)
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            problem = getattr(exc, "problem", None) or "syntax error"
+            raise AdvisorError(f"price file '{path}' is not valid YAML{where}: {problem}") from None
 
         def key(r: PriceRow) -> tuple:
             return (r.gpu.lower(), r.provider.lower(), r.offering.lower(), (r.region or "").lower())

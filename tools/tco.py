@@ -18,16 +18,22 @@ class TcoRequest(BaseModel):
     utilization: float = Field(default=0.5, gt=0, le=1, description="Share of the month the GPUs are busy")
     currency: Currency = "CNY"
     cny_per_usd: float | None = Field(default=None, gt=0, le=100, description="Exchange rate override")
-    gpu_price: float | None = Field(default=None, gt=0, description="Purchase price per GPU in `currency`")
-    host_cost: float | None = Field(default=None, ge=0, description="Rest of the machine (CPU, board, RAM, PSU) total")
+    gpu_price: float | None = Field(default=None, gt=0, le=1e9, description="Purchase price per GPU in `currency`")
+    host_cost: float | None = Field(
+        default=None, ge=0, le=1e10, description="Rest of the machine (CPU, board, RAM, PSU) total"
+    )
     electricity_price_per_kwh: float | None = Field(default=None, ge=0, le=10, description="In `currency`")
     pue: float | None = Field(default=None, ge=1, le=3, description="Facility overhead factor (1.0 at the office)")
     average_load_share: float | None = Field(default=None, gt=0, le=1.2, description="Share of TDP drawn when busy")
     maintenance_per_year_share: float | None = Field(default=None, ge=0, le=1)
     resale_share: float | None = Field(default=None, ge=0, le=1, description="Share of the price recovered at the end")
-    cloud_price_per_gpu_hour: float | None = Field(default=None, gt=0, description="Your on-demand price, `currency`")
+    cloud_price_per_gpu_hour: float | None = Field(
+        default=None, gt=0, le=1e5, description="Your on-demand price, `currency`"
+    )
     prices_file: str | None = Field(default=None, description="Your own prices.yaml to override the bundled one")
-    throughput_tokens_per_s: float | None = Field(default=None, gt=0, description="For cost per million tokens")
+    throughput_tokens_per_s: float | None = Field(
+        default=None, ge=0.001, le=1e9, description="For cost per million tokens"
+    )
 
 
 class RentOption(BaseModel):

@@ -21,7 +21,7 @@ class ModelRef(BaseModel):
 
     @model_validator(mode="after")
     def _one_source(self) -> ModelRef:
-        given = [k for k in ("model", "params_b", "config_path", "arch") if getattr(self, k) not in (None, "")]
+        given = [k for k in ("model", "params_b", "config_path", "arch") if getattr(self, k) not in (None, "", {})]
         if len(given) != 1:
             raise ValueError(
                 "give exactly one of model (a name), params_b (billions of parameters), config_path or arch"

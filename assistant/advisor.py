@@ -1,0 +1,292 @@
+"""The Advisor facade: runs one conversational turn for a session and yields events.
+
+The CLI, the web UI and the eval runner talk only to this class; none of them touches LangChain.
+Conversation state lives in a LangGraph checkpointer keyed by session id, so sessions never see each
+other's messages or scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from assistant.events import (
+    ErrorEvent,
+    Event,
+    FinalEvent,
+    TextEvent,
+    ToolCallEvent,
+    ToolCallRecord,
+    ToolResultEvent,
+)
+from assistant.grounding import check_grounding
+from assistant.planner.compose import citations_from
+from assistant.scenario import Scenario, scenario_from_messages
+from assistant.settings import Settings
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+MAX_MESSAGE_CHARS = 8000
+
+
+@cache
+def system_prompt() -> str:
+    return (Path(__file__).with_name("prompts") / "system.md").read_text(encoding="utf-8")
+
+
+def detect_language(text: str) -> str:
+    cjk = len(_CJK.findall(text))
+    return "zh" if cjk and cjk >= 0.1 * max(1, len(re.findall(r"[A-Za-z]+", text))) else "en"
+
+
+def summarize_result(name: str, result: Any) -> str:
+    """One line for a tool bubble."""
+    if not isinstance(result, dict):
+        return name
+    if name == "estimate_vram":
+        return f"{result.get('per_gpu_gib')} GiB per GPU ({result.get('model')}, {result.get('mode')})"
+    if name == "estimate_speed":
+        if result.get("training_tokens_per_s") is not None:
+            return f"{result['training_tokens_per_s']} training tokens/s on {result.get('gpu')}"
+        return f"{result.get('decode_tokens_per_s')} tokens/s per sequence on {result.get('gpu')}"
+    if name == "recommend_gpus":
+        return f"{len(result.get('options', []))} options" + (" (nothing fits)" if result.get("nothing_fits") else "")
+    if name == "calculate_tco":
+        return f"buy {result.get('buy_total')} {result.get('currency')} vs rent; cheapest: {result.get('cheapest')}"
+    if name == "fit_on_gpu":
+        return f"best {result.get('best_precision')}, max context {result.get('max_context')}"
+    if name in ("gpu_specs", "find_gpus"):
+        return ", ".join(g.get("name", "") for g in result.get("gpus", [])[:4])
+    if name == "plan_workstation":
+        return f"PSU {result.get('psu_w')} W, RAM {result.get('system_ram_gib')} GiB"
+    if name == "search_guides":
+        return ", ".join(p.get("doc_id", "") for p in result.get("passages", []))
+    return name
+
+
+class Advisor:
+    """Runs turns for sessions; one instance serves many concurrent sessions."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        self.settings = settings or Settings()
+        self.checkpointer = InMemorySaver()
+        self._agents: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._session_locks: dict[str, threading.Lock] = {}
+
+    # ---- agents ----------------------------------------------------------------------------------
+    def _agent(self, provider: str, settings: Settings) -> Any:
+        key = f"{provider}|{settings.base_url}|{settings.ollama_host}|{id(settings.api_key)}"
+        with self._lock:
+            if key not in self._agents:
+                from langchain.agents import create_agent
+
+                from assistant.planner.model import OfflinePlanner
+                from assistant.providers import build_chat_model
+                from assistant.toolset import as_langchain_tools
+
+                model = build_chat_model(settings.model_copy(update={"provider": provider}), OfflinePlanner)
+                self._agents[key] = create_agent(
+                    model, tools=as_langchain_tools(), system_prompt=system_prompt(), checkpointer=self.checkpointer
+                )
+            return self._agents[key]
+
+    def _session_lock(self, session_id: str) -> threading.Lock:
+        with self._lock:
+            return self._session_locks.setdefault(session_id, threading.Lock())
+
+    # ---- public API ------------------------------------------------------------------------------
+    def stream_turn(
+        self, session_id: str, text: str, provider: str | None = None, settings: Settings | None = None
+    ) -> Iterator[Event]:
+        """Run one turn; yield tool calls, tool results, text chunks and the final answer."""
+        settings = settings or self.settings
+        provider = provider or settings.provider
+        text = (text or "").strip()[:MAX_MESSAGE_CHARS]
+        if not text:
+            yield ErrorEvent(message="empty message", kind="input")
+            return
+        with self._session_lock(session_id):
+            yield from self._turn(session_id, text, provider, settings)
+
+    def ask(
+        self, session_id: str, text: str, provider: str | None = None, settings: Settings | None = None
+    ) -> FinalEvent:
+        """Run a turn and return only the final answer (errors are folded into it)."""
+        final: FinalEvent | None = None
+        errors: list[str] = []
+        for event in self.stream_turn(session_id, text, provider, settings):
+            if isinstance(event, FinalEvent):
+                final = event
+            elif isinstance(event, ErrorEvent):
+                errors.append(event.message)
+        if final is None:
+            final = self._final_from_error(session_id, text, provider or self.settings.provider, errors)
+        return final
+
+    def scenario(self, session_id: str) -> Scenario:
+        return scenario_from_messages(self._messages(session_id))
+
+    def history(self, session_id: str) -> list[tuple[str, str]]:
+        out = []
+        for m in self._messages(session_id):
+            if m.type == "human" or (m.type == "ai" and not getattr(m, "tool_calls", None) and m.content):
+                out.append(("user" if m.type == "human" else "assistant", str(m.content)))
+        return out
+
+    def reset(self, session_id: str) -> None:
+        self.checkpointer.delete_thread(session_id)
+
+    # ---- internals -------------------------------------------------------------------------------
+    def _messages(self, session_id: str) -> list[Any]:
+        snapshot = self.checkpointer.get_tuple({"configurable": {"thread_id": session_id}})
+        if snapshot is None:
+            return []
+        return list(snapshot.checkpoint.get("channel_values", {}).get("messages", []))
+
+    def _turn(self, session_id: str, text: str, provider: str, settings: Settings) -> Iterator[Event]:
+        from langchain_core.messages import HumanMessage
+
+        start = time.perf_counter()
+        before = len(self._messages(session_id))
+        config = {"configurable": {"thread_id": session_id}, "recursion_limit": 16}
+        fell_back = False
+        try:
+            agent = self._agent(provider, settings)
+            yield from self._run_graph(agent, {"messages": [HumanMessage(text)]}, config)
+        except Exception as exc:  # any provider failure becomes a message, never a traceback
+            from assistant.providers import describe_llm_failure, endpoint_of
+
+            failure = describe_llm_failure(exc, endpoint=endpoint_of(settings), timeout_s=settings.timeout_s)
+            yield ErrorEvent(message=failure.message, kind=failure.kind)
+            if not (settings.fallback_offline and provider != "offline"):
+                yield self._final_from_error(session_id, text, provider, [failure.message])
+                return
+            fell_back = True
+            self._repair_thread(session_id, before, text)
+            offline = self._agent("offline", settings)
+            yield from self._run_graph(offline, None, config)
+            provider = "offline"
+        if provider != "offline":
+            from assistant.providers import invalid_tool_call_failure
+
+            last = self._messages(session_id)[-1:]
+            failure = invalid_tool_call_failure(last[0]) if last else None
+            if failure is not None:  # the model sent tool-call arguments that are not JSON
+                yield ErrorEvent(message=failure.message, kind=failure.kind)
+                if settings.fallback_offline:
+                    self._repair_thread(session_id, before, text)
+                    yield from self._run_graph(self._agent("offline", settings), None, config)
+                    provider, fell_back = "offline", True
+        yield self._final(session_id, before, provider, start, fell_back)
+
+    def _run_graph(self, agent: Any, inputs: dict | None, config: dict) -> Iterator[Event]:
+        pending: dict[str, tuple[str, float]] = {}
+        for mode, payload in agent.stream(inputs, config, stream_mode=["updates", "messages"]):
+            if mode == "messages":
+                chunk, _meta = payload
+                if (
+                    getattr(chunk, "type", "") in ("AIMessageChunk", "ai")
+                    and chunk.content
+                    and not getattr(chunk, "tool_call_chunks", None)
+                ):
+                    yield TextEvent(delta=str(chunk.content))
+                continue
+            for node_output in (payload or {}).values():
+                for msg in (node_output or {}).get("messages", []) if isinstance(node_output, dict) else []:
+                    for call in getattr(msg, "tool_calls", None) or []:
+                        pending[call["id"]] = (call["name"], time.perf_counter())
+                        yield ToolCallEvent(id=call["id"], name=call["name"], args=call.get("args") or {})
+                    if getattr(msg, "type", "") == "tool":
+                        name, started = pending.pop(msg.tool_call_id, (msg.name or "tool", time.perf_counter()))
+                        ok, result, error = _tool_payload(str(msg.content))
+                        yield ToolResultEvent(
+                            id=msg.tool_call_id,
+                            name=name,
+                            ok=ok,
+                            result=result,
+                            error=error,
+                            summary=summarize_result(name, result) if ok else f"error: {error}",
+                            duration_ms=round((time.perf_counter() - started) * 1000, 1),
+                        )
+
+    def _repair_thread(self, session_id: str, before: int, text: str) -> None:
+        """After a failed provider call, make sure the thread ends with the user's message for the fallback."""
+        from langchain_core.messages import HumanMessage, RemoveMessage
+
+        agent = self._agent("offline", self.settings)
+        config = {"configurable": {"thread_id": session_id}}
+        messages = self._messages(session_id)
+        extra = messages[before:]
+        if extra and isinstance(extra[0], HumanMessage):
+            removals = [RemoveMessage(id=m.id) for m in extra[1:] if getattr(m, "id", None)]
+        else:
+            removals = [RemoveMessage(id=m.id) for m in extra if getattr(m, "id", None)]
+            agent.update_state(config, {"messages": [*removals, HumanMessage(text)]})
+            return
+        if removals:
+            agent.update_state(config, {"messages": removals})
+
+    def _final(self, session_id: str, before: int, provider: str, start: float, fell_back: bool) -> FinalEvent:
+        messages = self._messages(session_id)
+        turn = messages[before:]
+        answer = next((str(m.content) for m in reversed(turn) if m.type == "ai" and m.content), "")
+        question = next((str(m.content) for m in turn if m.type == "human"), "")
+        calls: dict[str, ToolCallRecord] = {}
+        for m in turn:
+            for c in getattr(m, "tool_calls", None) or []:
+                calls[c["id"]] = ToolCallRecord(name=c["name"], args=c.get("args") or {})
+            if m.type == "tool" and m.tool_call_id in calls:
+                _ok, result, error = _tool_payload(str(m.content))
+                calls[m.tool_call_id].result, calls[m.tool_call_id].error = (result, error)
+        records = list(calls.values())
+        citations = citations_from([(r.name, r.result) for r in records])
+        users = [str(m.content) for m in messages if m.type == "human"]
+        from assistant.planner.compose import static_texts
+
+        passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts()
+        grounding = check_grounding(answer, [r.result for r in records if r.result is not None], passages, users)
+        return FinalEvent(
+            answer=answer,
+            language=detect_language(question),
+            provider=provider,
+            tool_calls=records,
+            citations=citations,
+            grounding=grounding,
+            scenario=scenario_from_messages(messages),
+            latency_ms=round((time.perf_counter() - start) * 1000, 1),
+            fell_back=fell_back,
+        )
+
+    def _final_from_error(self, session_id: str, text: str, provider: str, errors: list[str]) -> FinalEvent:
+        from assistant.grounding import GroundingReport
+
+        lang = detect_language(text)
+        prefix = "抱歉，这一轮没有完成：" if lang == "zh" else "Sorry, this turn could not be completed: "
+        return FinalEvent(
+            answer=prefix + "; ".join(errors or ["unknown error"]),
+            language=lang,
+            provider=provider,
+            tool_calls=[],
+            citations=[],
+            grounding=GroundingReport(numbers_checked=0, untraceable=[]),
+            scenario=self.scenario(session_id),
+            latency_ms=0,
+        )
+
+
+def _tool_payload(content: str) -> tuple[bool, Any, str | None]:
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError:
+        return False, None, content[:500]
+    if isinstance(data, dict) and set(data) == {"error"}:
+        return False, None, str(data["error"])
+    return True, data, None

@@ -1,0 +1,142 @@
+"""The offline provider: a deterministic LangChain chat model that plans tool calls and writes answers."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+from assistant.planner.compose import compose
+from assistant.planner.parse import parse
+from assistant.planner.plan import make_plan, merge, second_round
+from assistant.scenario import Scenario, scenario_from_messages
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+class OfflinePlanner(BaseChatModel):
+    """Reads the conversation, emits real tool calls, then composes the answer from their results."""
+
+    tool_names: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "gpu-advisor-offline"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflinePlanner:  # type: ignore[override]
+        names = [getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else str(t)) for t in tools]
+        return self.model_copy(update={"tool_names": names})
+
+    def respond(self, messages: list[BaseMessage]) -> AIMessage:
+        """One step of the agent loop: tool calls for a new question, or the answer once results are in."""
+        last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
+        if last_human is None:
+            return AIMessage(content="")
+        question = _text(messages[last_human])
+        parsed = parse(question)
+        previous = _with_pending_questions(messages[:last_human])
+        plan = make_plan(parsed, previous)
+        if self.tool_names:
+            plan.calls = [c for c in plan.calls if c.name in self.tool_names]
+        after = messages[last_human + 1 :]
+        results = {m.tool_call_id: m for m in after if isinstance(m, ToolMessage)}
+        requested = [c for m in after if isinstance(m, AIMessage) for c in (m.tool_calls or [])]
+        if plan.calls and not requested:
+            calls = [
+                {"name": c.name, "args": c.args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+                for c in plan.calls
+            ]
+            return AIMessage(content="", tool_calls=calls)
+        outcomes = []
+        for call in requested:
+            message = results.get(call["id"])
+            outcomes.append((call["name"], call["args"], _outcome(message)))
+        rounds = sum(1 for m in after if isinstance(m, AIMessage) and m.tool_calls)
+        if rounds == 1:
+            more = [c for c in second_round(plan, outcomes) if c.name in self.tool_names or not self.tool_names]
+            if more:
+                return AIMessage(
+                    content="",
+                    tool_calls=[
+                        {"name": c.name, "args": c.args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+                        for c in more
+                    ],
+                )
+        composed = compose(plan, parsed, outcomes)
+        return AIMessage(content=composed.answer)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.respond(messages))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        message = self.respond(messages)
+        if message.tool_calls:
+            chunks = [
+                {
+                    "name": c["name"],
+                    "args": json.dumps(c["args"], ensure_ascii=False),
+                    "id": c["id"],
+                    "index": i,
+                    "type": "tool_call_chunk",
+                }
+                for i, c in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
+            return
+        for piece in re.findall(r"\S+\s*|\s+", str(message.content)):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+
+
+def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
+    """The scenario from earlier tool calls, plus what the user said in turns the planner answered with a
+    question ("which GPU?"): "Qwen2.5-7B 推理速度多少？" -> "which GPU?" -> "一张 4090" keeps the model."""
+    scenario = scenario_from_messages(history)
+    last_tools = max((i for i, m in enumerate(history) if isinstance(m, AIMessage) and m.tool_calls), default=-1)
+    for msg in history[last_tools + 1 :]:
+        if isinstance(msg, HumanMessage):
+            parsed = parse(_text(msg))
+            intents = [i for i in parsed.intents if i not in ("help", "out_of_scope", "concept")]
+            scenario, _ = merge(parsed, scenario)
+            if intents:
+                scenario.last_intents = intents
+    return scenario
+
+
+def _outcome(message: ToolMessage | None) -> dict[str, Any]:
+    if message is None:
+        return {"ok": False, "result": None, "error": "the tool did not answer"}
+    try:
+        data = json.loads(_text(message))
+    except json.JSONDecodeError:
+        return {"ok": False, "result": None, "error": _text(message)[:500]}
+    if isinstance(data, dict) and set(data) == {"error"}:
+        return {"ok": False, "result": None, "error": data["error"]}
+    return {"ok": True, "result": data, "error": None}

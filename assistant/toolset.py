@@ -1,0 +1,194 @@
+"""The calculators as LLM tools: thin LangChain StructuredTool wrappers whose schemas are the request models."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from assistant.errors import describe_error
+from tools.errors import AdvisorError
+
+log = logging.getLogger(__name__)
+UNEXPECTED_HINT = "try other inputs; if it keeps happening, please report it with the question you asked"
+
+
+class SearchGuidesRequest(BaseModel):
+    """Search the guide knowledge base (Chinese and English) for passages to cite."""
+
+    query: str = Field(min_length=1, max_length=2000, description="What to look up, in the user's words")
+    k: int = Field(default=4, ge=1, le=10, description="How many passages")
+    lang: str | None = Field(default=None, description="Preferred language: zh or en (default: the query's)")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its LLM-facing name, description, request model and implementation."""
+
+    name: str
+    description: str
+    request: type[BaseModel]
+    run: Callable[[BaseModel], BaseModel | dict | list]
+
+
+def _search_guides(req: SearchGuidesRequest) -> dict:
+    from knowledge.retrieval import search  # heavy (chromadb, sentence-transformers): imported on first use
+
+    try:
+        passages = search(req.query, k=req.k, lang=req.lang)
+    except (AdvisorError, ValueError):  # StoreError, EmbeddingError, bad query: their messages say what to do
+        raise
+    except Exception as exc:  # the store failed underneath (e.g. its files changed while the app ran)
+        from knowledge.store import KnowledgeConfig
+
+        log.warning("search_guides failed", exc_info=True)
+        raise AdvisorError(
+            f"the guide knowledge base could not be searched ({type(exc).__name__}) — restart GPU Advisor; if that "
+            f"does not help, move {KnowledgeConfig().data_dir} away and run `gpu-advisor ingest --guides`"
+        ) from None
+    return {"passages": [p.model_dump(mode="json") for p in passages]}
+
+
+def tool_specs() -> list[ToolSpec]:
+    """Every tool of DESIGN.md plus search_guides."""
+    from tools.fit import FitRequest, fit_on_gpu
+    from tools.gpu_search import FindGpusRequest, GpuSpecsRequest, find_gpus, gpu_specs
+    from tools.recommend import RecommendRequest, recommend_gpus
+    from tools.speed import SpeedRequest, estimate_speed
+    from tools.tco import TcoRequest, calculate_tco
+    from tools.vram import VramRequest, estimate_vram
+    from tools.workstation import WorkstationRequest, plan_workstation
+
+    return [
+        ToolSpec(
+            "estimate_vram",
+            "GPU memory (GiB) for inference, full fine-tuning, LoRA or QLoRA of a model, "
+            "with a breakdown and assumptions.",
+            VramRequest,
+            estimate_vram,
+        ),
+        ToolSpec(
+            "estimate_speed",
+            "Decode tokens/s, prefill tokens/s, time to first token, or training tokens/s "
+            "and time to train, for a model on named GPUs.",
+            SpeedRequest,
+            estimate_speed,
+        ),
+        ToolSpec(
+            "find_gpus",
+            "Filter and rank the GPU catalog by memory, price, features (BF16, FP8, NVLink, ECC, "
+            "MIG), vendor and segment.",
+            FindGpusRequest,
+            find_gpus,
+        ),
+        ToolSpec(
+            "gpu_specs",
+            "Checked specs of one or more GPUs by fuzzy name, side by side (dense tensor TFLOPS, "
+            "memory, bandwidth, NVLink, ECC, MIG, TDP, price).",
+            GpuSpecsRequest,
+            gpu_specs,
+        ),
+        ToolSpec(
+            "calculate_tco",
+            "Buy versus rent over a horizon: hardware, power, maintenance, resale vs cloud "
+            "on-demand/spot/reserved; break-even hours per month.",
+            TcoRequest,
+            calculate_tco,
+        ),
+        ToolSpec(
+            "fit_on_gpu",
+            "On given GPUs: the best precision that fits a model, the longest context and the "
+            "most concurrent sequences.",
+            FitRequest,
+            fit_on_gpu,
+        ),
+        ToolSpec(
+            "recommend_gpus",
+            "Ranked GPU x count options (local or cloud) that fit a workload and budget, with speed and cost.",
+            RecommendRequest,
+            recommend_gpus,
+        ),
+        ToolSpec(
+            "plan_workstation",
+            "PSU wattage, RAM, CPU cores, PCIe lanes, slot spacing, NVLink bridge and "
+            "cooling for an N-GPU workstation.",
+            WorkstationRequest,
+            plan_workstation,
+        ),
+        ToolSpec(
+            "search_guides",
+            "Passages from the GPU buying guides (doc id, title, section, language) to cite "
+            "for explanations and advice.",
+            SearchGuidesRequest,
+            _search_guides,
+        ),
+    ]
+
+
+@dataclass
+class ToolOutcome:
+    """What one tool call produced, for events and the answer composer."""
+
+    ok: bool
+    result: Any
+    error: str | None
+    duration_ms: float
+
+
+def _check_finite(result: Any) -> None:
+    """Refuse results with NaN or infinity: they are not JSON, and no answer should quote them."""
+    try:
+        json.dumps(result, allow_nan=False)
+    except ValueError:
+        raise ArithmeticError("a result overflowed to infinity or NaN") from None
+
+
+def run_tool(spec: ToolSpec, args: dict[str, Any]) -> ToolOutcome:
+    """Validate args with the request model and run the tool; errors become messages, never tracebacks."""
+    start = time.perf_counter()
+    try:
+        req = spec.request(**args)
+        out = spec.run(req)
+        result = out.model_dump(mode="json") if isinstance(out, BaseModel) else out
+        _check_finite(result)
+        return ToolOutcome(True, result, None, (time.perf_counter() - start) * 1000)
+    except (AdvisorError, ValidationError, ValueError, TypeError) as exc:
+        return ToolOutcome(False, None, describe_error(exc), (time.perf_counter() - start) * 1000)
+    except ArithmeticError as exc:  # overflow or division by zero from extreme inputs
+        message = f"these inputs are outside what {spec.name} can compute ({exc}) — check for zero, tiny or huge values"
+        return ToolOutcome(False, None, message, (time.perf_counter() - start) * 1000)
+    except Exception as exc:  # a bug: the user (or the LLM) still gets a sentence, the log gets the traceback
+        log.exception("tool %s failed on %r", spec.name, args)
+        message = f"{spec.name} failed unexpectedly ({type(exc).__name__}) — {UNEXPECTED_HINT}"
+        return ToolOutcome(False, None, message, (time.perf_counter() - start) * 1000)
+
+
+def as_langchain_tools(specs: list[ToolSpec] | None = None) -> list:
+    """StructuredTools for create_agent. A failed call returns 'error: ...' to the model so it can correct."""
+    from langchain_core.tools import StructuredTool
+
+    tools = []
+    for spec in specs or tool_specs():
+
+        def _call(_spec: ToolSpec = spec, **kwargs: Any) -> str:
+            outcome = run_tool(_spec, kwargs)
+            if not outcome.ok:
+                return json.dumps({"error": outcome.error}, ensure_ascii=False)
+            return json.dumps(outcome.result, ensure_ascii=False)
+
+        tools.append(
+            StructuredTool.from_function(
+                func=_call,
+                name=spec.name,
+                description=spec.description,
+                args_schema=spec.request,
+                infer_schema=False,
+                handle_validation_error=lambda exc: json.dumps({"error": describe_error(exc)}, ensure_ascii=False),
+            )
+        )
+    return tools

@@ -1,0 +1,393 @@
+"""Hybrid retrieval: Chroma dense search fused with BM25 by reciprocal rank fusion.
+
+The embedding model (MiniLM) reads English well and Chinese hardly at all, so Chinese queries lean on
+BM25 over jieba tokens; a zh<->en glossary (knowledge/data/glossary.yaml) adds the other language's
+terms, which lets the dense side see English words for a Chinese question and lets BM25 match the
+English terms Chinese guides use (NVLink, LoRA). Passages in the query's language are preferred.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field
+
+from knowledge.embeddings import Embedder, get_embedder
+from knowledge.store import GUIDES, KnowledgeConfig, KnowledgeStore, StoreError
+from knowledge.text import add_words, detect_lang, tokenize
+
+Mode = Literal["hybrid", "dense", "bm25"]
+MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
+GLOSSARY_PATH = Path(__file__).resolve().parent / "data" / "glossary.yaml"
+
+
+class Passage(BaseModel):
+    """One retrieved chunk, ready to cite."""
+
+    doc_id: str = Field(description="Document id, e.g. interconnect.zh")
+    title: str
+    section: str = Field(description="Section path joined with ' > '")
+    section_path: list[str]
+    lang: str
+    source: str = Field(description="File the passage came from")
+    text: str
+    score: float = Field(description="Fused score (hybrid: reciprocal-rank fusion); higher is better")
+    chunk_id: str
+    collection: str
+    dense_rank: int | None = None
+    bm25_rank: int | None = None
+
+
+class Glossary:
+    """zh<->en domain terms; `expand` returns the terms a query should also be searched with."""
+
+    def __init__(self, entries: list[tuple[list[str], list[str]]]) -> None:
+        self.entries = entries
+        self._en_patterns = [
+            [
+                re.compile(r"(?<![a-z0-9])" + re.escape(t.lower()).replace(r"\ ", r"[\s-]+") + r"(?![a-z0-9])")
+                for t in en
+            ]
+            for _, en in entries
+        ]
+
+    @classmethod
+    def load(cls, path: Path = GLOSSARY_PATH) -> Glossary:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        entries = [
+            ([str(t) for t in e.get("zh", [])], [str(t) for t in e.get("en", [])]) for e in data.get("terms", [])
+        ]
+        return cls(entries)
+
+    @property
+    def zh_terms(self) -> list[str]:
+        return [t for zh, _ in self.entries for t in zh]
+
+    def matches(self, query: str) -> list[int]:
+        """Indexes of entries with a term in `query`."""
+        low = query.lower()
+        hits = []
+        for i, (zh, _) in enumerate(self.entries):
+            if any(t.lower() in low for t in zh) or any(p.search(low) for p in self._en_patterns[i]):
+                hits.append(i)
+        return hits
+
+    def expand(self, query: str) -> tuple[list[str], list[str]]:
+        """(Chinese terms, English terms) of every entry the query touches, minus what it already says."""
+        low = query.lower()
+        zh_out: list[str] = []
+        en_out: list[str] = []
+        for i in self.matches(query):
+            zh, en = self.entries[i]
+            zh_out += [t for t in zh if t.lower() not in low and t not in zh_out]
+            en_out += [t for t in en if t.lower() not in low and t not in en_out]
+        return zh_out, en_out
+
+
+@cache
+def default_glossary() -> Glossary:
+    glossary = Glossary.load()
+    add_words(glossary.zh_terms)
+    return glossary
+
+
+@dataclass
+class _Corpus:
+    """Every live chunk of the searched collections, with its BM25 index."""
+
+    key: tuple[str, ...]
+    ids: list[tuple[str, str]] = field(default_factory=list)  # (generation, chunk id)
+    texts: list[str] = field(default_factory=list)
+    metas: list[dict[str, Any]] = field(default_factory=list)
+    collections: list[str] = field(default_factory=list)
+    index: dict[tuple[str, str], int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # chunks per generation (generations are immutable)
+    bm25: Any = None
+
+
+class Retriever:
+    """Search the knowledge base; safe to share between threads."""
+
+    def __init__(
+        self,
+        config: KnowledgeConfig | None = None,
+        *,
+        store: KnowledgeStore | None = None,
+        embedder: Embedder | None = None,
+        glossary: Glossary | None = None,
+        auto_ingest_guides: bool = True,
+        candidates: int = 40,
+        rrf_k: int = 60,
+        dense_weight: float = 1.0,
+        bm25_weight: float = 1.0,
+        expansion_weight: float = 0.5,
+        other_lang_weight: float = 0.5,
+    ) -> None:
+        self.store = store or KnowledgeStore(config or KnowledgeConfig())
+        self.embedder = embedder or get_embedder(self.store.config.embed_model)
+        self.glossary = glossary or default_glossary()
+        self.auto_ingest_guides = auto_ingest_guides
+        self.candidates = candidates
+        self.rrf_k = rrf_k
+        self.dense_weight = dense_weight
+        self.bm25_weight = bm25_weight
+        self.expansion_weight = expansion_weight
+        self.other_lang_weight = other_lang_weight
+        self._lock = threading.RLock()
+        self._version: tuple | None = None
+        self._live: dict[str, str] = {}  # logical collection -> live generation
+        self._cols: dict[str, Any] = {}
+        self._broken: dict[str, str] = {}  # logical collection -> why it cannot be searched
+        self._corpus: _Corpus | None = None
+        self._guides_checked = False
+        self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
+
+    # -- state -----------------------------------------------------------------------------------------
+
+    def _ensure_guides(self) -> None:
+        if self._guides_checked or not self.auto_ingest_guides:
+            return
+        from knowledge.ingest import guides_need_ingest, ingest_guides
+
+        if guides_need_ingest(self.store, self.embedder):
+            ingest_guides(store=self.store, embedder=self.embedder)
+        self._guides_checked = True
+
+    def refresh(self, force: bool = False) -> None:
+        """Re-read the manifests when they changed (another process may have ingested)."""
+        with self._lock:
+            self._ensure_guides()
+            version = self.store.manifest_version()
+            if not force and version == self._version:
+                return
+            live: dict[str, str] = {}
+            broken: dict[str, str] = {}
+            for name in self.store.collection_names():
+                manifest = self.store.read_manifest(name)
+                if manifest is None:
+                    continue
+                col = self._cols.get(manifest.generation) or self.store.generation(manifest.generation)
+                if col is None:
+                    broken[name] = (
+                        f"knowledge collection '{name}' points at '{manifest.generation}', which is missing from "
+                        f"the store at {self.store.location} — re-ingest it (`gpu-advisor ingest --guides` or "
+                        f"`gpu-advisor ingest PATH... --collection {name}`)"
+                    )
+                elif manifest.embed_model != self.embedder.signature:
+                    broken[name] = (
+                        f"knowledge collection '{name}' was embedded with '{manifest.embed_model}' but the configured "
+                        f"model is '{self.embedder.signature}' — re-ingest it with --force, or set "
+                        "GPU_ADVISOR_EMBED_MODEL back"
+                    )
+                else:
+                    self._cols[manifest.generation] = col
+                    live[name] = manifest.generation
+            self._cols = {g: c for g, c in self._cols.items() if g in live.values()}
+            self._live = live
+            self._broken = broken
+            self._version = version
+
+    def _corpus_for(self, names: list[str]) -> _Corpus:
+        key = tuple(sorted(self._live[n] for n in names))
+        with self._lock:
+            if self._corpus is not None and self._corpus.key == key:
+                return self._corpus
+            from rank_bm25 import BM25Okapi
+
+            corpus = _Corpus(key=key)
+            for name in sorted(names):
+                generation = self._live[name]
+                got = self._cols[generation].get(include=["documents", "metadatas"])
+                for chunk_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
+                    corpus.index[(generation, chunk_id)] = len(corpus.ids)
+                    corpus.ids.append((generation, chunk_id))
+                    corpus.texts.append(text)
+                    corpus.metas.append(meta)
+                    corpus.collections.append(name)
+                corpus.counts[generation] = len(got["ids"])
+            tokens = [
+                tokenize(" ".join((m.get("title", ""), m.get("section", ""), t)))
+                for m, t in zip(corpus.metas, corpus.texts, strict=True)
+            ]
+            corpus.bm25 = BM25Okapi(tokens) if tokens else None
+            self._corpus = corpus
+            return corpus
+
+    # -- search ----------------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        mode: Mode = "hybrid",
+        collections: list[str] | None = None,
+        lang: str | None = None,
+    ) -> list[Passage]:
+        """Top-k passages for `query` (mode hybrid, dense or bm25), preferring the query's language."""
+        query = query.strip()
+        if not query:
+            raise ValueError("empty query — ask something, e.g. 'does the RTX 4090 support NVLink?'")
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode '{mode}' — use one of {', '.join(MODES)}")
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        for attempt in range(2):
+            try:
+                return self._search(query, k, mode, collections, lang or detect_lang(query))
+            except StoreError:
+                raise
+            except Exception as exc:
+                # A generation can disappear between reading the manifest and querying it (a concurrent
+                # ingest garbage-collected it); re-read the manifests once and try again.
+                if attempt or not _looks_missing(exc):
+                    raise
+                self.refresh(force=True)
+        raise AssertionError("unreachable")
+
+    def _search(self, query: str, k: int, mode: str, collections: list[str] | None, qlang: str) -> list[Passage]:
+        with self._lock:
+            self.refresh()
+            live, cols = dict(self._live), dict(self._cols)
+            wanted = collections or sorted(set(live) | set(self._broken))
+            for name in wanted:
+                if name in self._broken:  # say so rather than silently search less
+                    raise StoreError(self._broken[name])
+            names = [n for n in wanted if n in live]
+            if not names:
+                return []
+            corpus = self._corpus_for(names)
+        if not corpus.ids:
+            return []
+        zh_terms, en_terms = self.glossary.expand(query)
+        dense = (
+            self._dense(query, en_terms, [(live[n], cols[live[n]]) for n in names], corpus)
+            if mode in ("hybrid", "dense")
+            else []
+        )
+        bm25 = self._bm25(query, zh_terms + en_terms, corpus) if mode in ("hybrid", "bm25") else []
+
+        scores: dict[int, float] = {}
+        dense_rank = {i: r for r, (i, _) in enumerate(dense, start=1)}
+        bm25_rank = {i: r for r, (i, _) in enumerate(bm25, start=1)}
+        if mode == "hybrid":
+            for ranking, weight in ((dense, self.dense_weight), (bm25, self.bm25_weight)):
+                for rank, (i, _) in enumerate(ranking, start=1):
+                    scores[i] = scores.get(i, 0.0) + weight / (self.rrf_k + rank)
+        else:
+            scores = {i: s for i, s in (dense or bm25)}
+        for i in scores:
+            if corpus.metas[i].get("lang") != qlang:
+                scores[i] *= self.other_lang_weight
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [self._passage(corpus, i, s, dense_rank.get(i), bm25_rank.get(i)) for i, s in ranked]
+
+    def _dense(
+        self, query: str, en_terms: list[str], generations: list[tuple[str, Any]], corpus: _Corpus
+    ) -> list[tuple[int, float]]:
+        # The model reads Latin script only: give it the English glossary terms of a Chinese question.
+        text = query if not en_terms else f"{query} ({', '.join(en_terms)})"
+        readable = getattr(self.embedder, "readable", None)
+        if readable is not None and not readable(text):
+            return []  # nothing in the query the model can read
+        vector = self._query_vector(text)
+        hits: list[tuple[int, float]] = []
+        for generation, col in generations:
+            n = min(self.candidates, corpus.counts.get(generation, 0))
+            if n == 0:
+                continue
+            got = col.query(query_embeddings=[vector], n_results=n, include=["distances"])
+            for chunk_id, distance in zip(got["ids"][0], got["distances"][0], strict=True):
+                i = corpus.index.get((generation, chunk_id))
+                if i is not None:
+                    hits.append((i, 1.0 - float(distance)))
+        hits.sort(key=lambda h: -h[1])
+        return hits[: self.candidates]
+
+    def _query_vector(self, text: str) -> list[float]:
+        """Embed a query, remembering the last few hundred (follow-up turns and evals repeat them)."""
+        with self._lock:
+            if text in self._query_vectors:
+                self._query_vectors.move_to_end(text)
+                return self._query_vectors[text]
+        vector = self.embedder.embed([text])[0]
+        with self._lock:
+            self._query_vectors[text] = vector
+            while len(self._query_vectors) > 512:
+                self._query_vectors.popitem(last=False)
+        return vector
+
+    def clear_query_cache(self) -> None:
+        with self._lock:
+            self._query_vectors.clear()
+
+    def _bm25(self, query: str, expansion: list[str], corpus: _Corpus) -> list[tuple[int, float]]:
+        if corpus.bm25 is None:
+            return []
+        tokens = tokenize(query)
+        extra = [t for t in dict.fromkeys(tokenize(" ".join(expansion))) if t not in tokens]
+        scores = corpus.bm25.get_scores(tokens) if tokens else 0.0
+        if extra:
+            scores = scores + self.expansion_weight * corpus.bm25.get_scores(extra)
+        if isinstance(scores, float):
+            return []
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])[: self.candidates]
+        return [(i, float(scores[i])) for i in order if scores[i] > 0]
+
+    @staticmethod
+    def _passage(corpus: _Corpus, i: int, score: float, dense_rank: int | None, bm25_rank: int | None) -> Passage:
+        meta = corpus.metas[i]
+        try:
+            path = json.loads(meta.get("section_path") or "[]")
+        except ValueError:
+            path = [meta.get("section", "")] if meta.get("section") else []
+        return Passage(
+            doc_id=str(meta.get("doc_id", "")),
+            title=str(meta.get("title", "")),
+            section=str(meta.get("section", "")),
+            section_path=path,
+            lang=str(meta.get("lang", "")),
+            source=str(meta.get("source", "")),
+            text=corpus.texts[i],
+            score=round(score, 6),
+            chunk_id=corpus.ids[i][1],
+            collection=corpus.collections[i],
+            dense_rank=dense_rank,
+            bm25_rank=bm25_rank,
+        )
+
+
+def _looks_missing(exc: Exception) -> bool:
+    text = f"{type(exc).__name__} {exc}".lower()
+    return "notfound" in text or "does not exist" in text or "not found" in text
+
+
+_shared: dict[tuple, Retriever] = {}
+_shared_lock = threading.Lock()
+
+
+def get_retriever(config: KnowledgeConfig | None = None) -> Retriever:
+    """One Retriever per store configuration per process (it caches the BM25 index and the model)."""
+    config = config or KnowledgeConfig()
+    key = (str(config.data_dir), config.chroma_url, config.embed_model)
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = Retriever(config)
+        return _shared[key]
+
+
+def search(
+    query: str, k: int = 5, mode: Mode = "hybrid", config: KnowledgeConfig | None = None, **kwargs: Any
+) -> list[Passage]:
+    """Search the knowledge base (the guides are ingested automatically the first time)."""
+    return get_retriever(config).search(query, k=k, mode=mode, **kwargs)
+
+
+__all__ = ["GUIDES", "MODES", "Glossary", "Passage", "Retriever", "get_retriever", "search"]
