@@ -21,6 +21,9 @@ class RecommendRequest(BaseModel):
 
     workload: VramRequest = Field(description="The memory workload (model, mode, precision, context, batch...)")
     budget: float | None = Field(default=None, gt=0, description="Up-front purchase budget for local options")
+    budget_includes_host: bool = Field(
+        default=False, description='Budget covers the whole machine; by default it covers the GPUs ("买什么卡")'
+    )
     monthly_budget: float | None = Field(default=None, gt=0, description="Monthly budget for cloud options")
     currency: Currency = "CNY"
     deployment: Literal["local", "cloud", "either"] = "either"
@@ -161,7 +164,8 @@ def _options(req: RecommendRequest) -> tuple[list[Option], int]:
                         horizon_years=req.horizon_years,
                     )
                 )
-                if req.budget is None or tco.upfront <= req.budget:
+                spend = tco.upfront if req.budget_includes_host else tco.gpu_price_each * n
+                if req.budget is None or spend <= req.budget:
                     options.append(
                         Option(
                             **shared,
@@ -266,7 +270,12 @@ def _suggest(req: RecommendRequest) -> list[str]:
             )
         )
     if req.budget or req.monthly_budget:
-        tries.append(("raise the budget", req.model_copy(update={"budget": None, "monthly_budget": None})))
+        tries.append(
+            (
+                "raise the budget",
+                req.model_copy(update={"budget": None, "monthly_budget": None, "preference": "cheapest"}),
+            )
+        )
     out = []
     for label, alt in tries:
         found, _ = _options(alt)
@@ -284,6 +293,11 @@ def recommend_gpus(req: RecommendRequest) -> RecommendResult:
     assumptions = [
         f"fits = estimated memory per GPU <= {1 - req.headroom:.0%} of its memory ({req.headroom:.0%} headroom)",
         "multi-GPU: tensor parallel for inference; ZeRO-3 data parallel for training",
+        (
+            "the budget covers the whole machine"
+            if req.budget_includes_host
+            else "the budget covers the GPUs; the rest of the machine is costed separately (up front includes it)"
+        ),
         f"costs in {req.currency} over {req.horizon_years:g} years at {req.utilization:.0%} utilization; "
         "local = purchase + power + maintenance - resale; cloud = median on-demand price",
         f"preference '{req.preference}': "
