@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml constraints.txt
 venv: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/gpu-advisor --help
+	$(BIN)/gpu-advisor chat
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -2,20 +2,34 @@
 
 Benchmarks live here rather than as timed assertions in unit tests, so a slow CI machine never turns
 a correct change red. Each section records p50/p95 over repeated calls.
+
+Sections: calculators, CLI start-up, retrieval (cold ingest, no-change re-ingest, queries), the offline
+chat turn end to end, a bounded load test of the web app over loopback, and peak memory (RSS). Nothing
+touches the user's data directory: the knowledge store lives in temporary directories.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import json
 import os
 import platform
+import re
+import resource
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HEAVY = ("torch", "chromadb", "gradio", "langchain", "sentence_transformers", "transformers")
 
@@ -39,16 +53,30 @@ def time_calls(fn: Callable[[], object], n: int, warmup: int = 3) -> dict[str, f
 
 
 def bench_calculators(n: int) -> dict[str, dict]:
+    from tools.gpu_search import FindGpusRequest, find_gpus
+    from tools.recommend import RecommendRequest, recommend_gpus
     from tools.speed import SpeedRequest, estimate_speed
+    from tools.tco import TcoRequest, calculate_tco
     from tools.vram import VramRequest, estimate_vram
 
     vram_req = VramRequest(model="llama-3.1-70b", precision="q4_k_m", context_tokens=8192, batch=4)
     train_req = VramRequest(model="qwen2.5-7b", mode="qlora", context_tokens=2048, grad_checkpointing=True)
     speed_req = SpeedRequest(model="llama-3.1-70b", gpu="H100 SXM", num_gpus=4, batch=32, context_tokens=8192)
+    find_req = FindGpusRequest(min_vram_gib=24, need_bf16=True, sort_by="bf16_tflops_per_dollar")
+    tco_req = TcoRequest(gpu="4090", num_gpus=4, horizon_years=3, utilization=0.5)
+    local_req = RecommendRequest(workload=VramRequest(model="qwen2.5-7b", mode="lora"), budget=15000, currency="CNY")
+    serve_req = RecommendRequest(
+        workload=VramRequest(model="llama-3.1-70b", context_tokens=8192, batch=50), deployment="either"
+    )
+    slow_n = max(10, n // 6)  # recommend tries many (GPU x count) options per call
     return {
         "vram_inference": {**time_calls(lambda: estimate_vram(vram_req), n), "target_p50_ms": 1.0},
         "vram_qlora": {**time_calls(lambda: estimate_vram(train_req), n), "target_p50_ms": 1.0},
         "speed": time_calls(lambda: estimate_speed(speed_req), n),
+        "find_gpus": time_calls(lambda: find_gpus(find_req), n),
+        "tco": time_calls(lambda: calculate_tco(tco_req), n),
+        "recommend_local": {**time_calls(lambda: recommend_gpus(local_req), slow_n), "target_p50_ms": 50.0},
+        "recommend_serving": {**time_calls(lambda: recommend_gpus(serve_req), slow_n), "target_p50_ms": 50.0},
     }
 
 
@@ -71,25 +99,299 @@ def bench_cli_startup(repeats: int) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", default="bench/results.json")
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--startups", type=int, default=10)
-    args = parser.parse_args()
-    results = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
-        "calculators": bench_calculators(args.calls),
-        "cli_startup": bench_cli_startup(args.startups),
+def peak_rss_mib() -> float:
+    """Peak resident memory of this process so far (Linux reports ru_maxrss in KiB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def bench_retrieval_section() -> dict:
+    """Cold ingest of the bundled guides, no-change re-ingest and query latency (evals.bench_retrieval)."""
+    from evals.bench_retrieval import bench_retrieval
+
+    with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:
+        result = bench_retrieval(tmp)
+    hybrid = result["query_latency"].get("hybrid", {})
+    result["target_query_p50_ms"] = 50.0
+    result["query_p50_ms"], result["query_p95_ms"] = hybrid.get("p50_ms"), hybrid.get("p95_ms")
+    return result
+
+
+# Realistic first questions, both languages, every kind of turn the offline planner plans.
+CHAT_QUESTIONS = [
+    "预算 1.5 万，想本地 LoRA 微调 Qwen2.5-7B，买什么卡？",
+    "Serve Llama-3.1-70B to 50 concurrent users at 8k context: how many H100s, and what tokens/s?",
+    "4 张 4090 和 1 张 A100 80G 做 13B 微调，哪个划算？三年自购 vs 租云？",
+    "Does the RTX 4090 support BF16? NVLink?",
+    "Qwen2.5-7B QLoRA 微调需要多少显存？",
+    "How much VRAM does DeepSeek-V3 need in FP8 at 32k context on 8 GPUs?",
+    "Qwen2.5-7B 在 4090 上推理速度多少？",
+    "What power supply do I need for 2x RTX 3090?",
+    "什么是 KV cache，为什么长上下文吃显存？",
+    "I have $3k, which GPU should I buy to run Llama-3.1-8B locally?",
+]
+
+
+def bench_chat(data_dir: Path, rounds: int) -> dict:
+    """Offline chat turns end to end (planner, tools, retrieval, grounding), warm, each in a fresh session."""
+    os.environ["GPU_ADVISOR_DATA_DIR"] = str(data_dir)
+    from assistant.advisor import Advisor
+    from assistant.settings import Settings
+
+    advisor = Advisor(Settings(_env_file=None, provider="offline"))
+    start = time.perf_counter()
+    advisor.ask("bench-setup", "What is NVLink?")  # ingests the guides into data_dir and loads the model
+    setup_s = time.perf_counter() - start
+    for i, question in enumerate(CHAT_QUESTIONS):  # warm-up: every code path once
+        advisor.ask(f"bench-warm-{i}", question)
+    samples: list[float] = []
+    per_question: dict[str, list[float]] = {q: [] for q in CHAT_QUESTIONS}
+    without_tools = 0
+    for r in range(rounds):
+        for i, question in enumerate(CHAT_QUESTIONS):
+            start = time.perf_counter()
+            final = advisor.ask(f"bench-{r}-{i}", question)
+            elapsed = (time.perf_counter() - start) * 1000
+            samples.append(elapsed)
+            per_question[question].append(elapsed)
+            without_tools += not final.tool_calls
+    return {
+        **_percentiles(samples),
+        "target_p50_ms": 300.0,
+        "setup_s": round(setup_s, 1),
+        "turns_without_tool_calls": without_tools,
+        "per_question_p50_ms": {q: round(statistics.median(v), 1) for q, v in per_question.items()},
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+# ---- web app under load -------------------------------------------------------------------------------------
+
+# One conversation per session: a first question about its own model, then two what-ifs that must keep it.
+_MODELS = [
+    "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-3b", "qwen2.5-1.5b", "llama-3.1-8b", "llama-3.1-70b",
+    "llama-3.2-3b", "qwen3-8b", "qwen3-14b", "qwen3-32b", "mistral-7b-v0.3", "gemma-2-9b", "gemma-2-27b",
+    "phi-4", "yi-34b", "glm-4-9b", "internlm2.5-7b", "baichuan2-13b", "qwen3-4b",
+]  # fmt: skip
+
+
+def _conversation(i: int, name: str) -> list[tuple[str, str]]:
+    """(message, a line the scenario panel must show afterwards) x 3, alternating languages by session."""
+    if i % 2:
+        return [
+            (f"{name} QLoRA 微调需要多少显存？", "**: QLoRA\n"),
+            ("如果换成 LoRA 呢？", "**: LoRA\n"),
+            ("那用两张卡呢", "**: 2\n"),
+        ]
+    return [
+        (f"How much memory to QLoRA fine-tune {name}?", "**: QLoRA\n"),
+        ("what if I use LoRA instead?", "**: LoRA\n"),
+        ("and with two GPUs?", "**: 2\n"),
+    ]
+
+
+_TURN_SECONDS = re.compile(r"· ([0-9.]+) s")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, proc: subprocess.Popen, timeout_s: float) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the web app exited with code {proc.returncode}")
+        try:
+            opener.open(url, timeout=2).close()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"the web app did not answer at {url} within {timeout_s:g} s")
+
+
+def _proc_peak_rss_mib(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s: float = 120) -> dict:
+    """A bounded load test: `gpu-advisor chat` on a loopback port, `sessions` concurrent gradio_client sessions,
+    each a `turns`-turn conversation whose scenario panel must show its own model (session isolation)."""
+    from gradio_client import Client
+
+    from tools.models import resolve_model
+
+    os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = {**os.environ, "GPU_ADVISOR_DATA_DIR": str(data_dir), "GRADIO_ANALYTICS_ENABLED": "False"}
+    exe = Path(sys.executable).with_name("gpu-advisor")
+    proc = subprocess.Popen(
+        [str(exe), "chat", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        start = time.perf_counter()
+        _wait_http(url + "config", proc, timeout_s)
+        warm = Client(url, verbose=False)
+        warm.predict("What is NVLink?", [], api_name="/chat")  # the app loads its embedding model once
+        startup_s = time.perf_counter() - start
+
+        sessions = min(sessions, len(_MODELS))  # one distinct model per session, so isolation is checkable
+        names = [resolve_model(m)[0].name for m in _MODELS[:sessions]]
+        latencies: list[float] = []
+        advisor_ms: list[float] = []  # the Advisor's own share of each turn, as the app reports it
+        errors: list[str] = []
+        isolated = [False] * sessions
+        lock = threading.Lock()
+        barrier = threading.Barrier(sessions)
+
+        def session(i: int) -> None:
+            name = names[i]
+            try:
+                client = Client(url, verbose=False)
+            except Exception as exc:
+                with lock:
+                    errors.append(f"session {i}: connect: {type(exc).__name__}: {exc}")
+                barrier.abort()
+                return
+            history: list = []
+            ok = True
+            with contextlib.suppress(threading.BrokenBarrierError):  # start together; a failed peer is not fatal
+                barrier.wait(timeout=timeout_s)
+            for message, must_show in _conversation(i, name)[:turns]:
+                t0 = time.perf_counter()
+                try:
+                    out = client.predict(message, history, api_name="/chat")
+                except Exception as exc:
+                    with lock:
+                        errors.append(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
+                    return
+                elapsed = (time.perf_counter() - t0) * 1000
+                history, scenario = out[0], str(out[2])
+                inside = _TURN_SECONDS.search(str(out[-1]))  # the turn line: "#2 · offline · 0.07 s · ..."
+                others = [n for n in names[:sessions] if n != name and f"**: {n}\n" in scenario]
+                ok = ok and f"**: {name}\n" in scenario and must_show in scenario and not others
+                with lock:
+                    latencies.append(elapsed)
+                    if inside:
+                        advisor_ms.append(float(inside.group(1)) * 1000)
+            isolated[i] = ok
+
+        threads = [threading.Thread(target=session, args=(i,), daemon=True) for i in range(sessions)]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout_s)
+        wall_s = time.perf_counter() - start
+        return {
+            "sessions": sessions,
+            "turns_per_session": turns,
+            "turns_completed": len(latencies),
+            "errors": len(errors),
+            "error_samples": errors[:5],
+            "sessions_isolated": sum(isolated),
+            "throughput_turns_per_s": round(len(latencies) / wall_s, 2) if wall_s else None,
+            "wall_s": round(wall_s, 2),
+            "startup_s": round(startup_s, 1),
+            **(_percentiles(latencies) if latencies else {}),
+            "target_p95_ms": 2000.0,
+            "advisor_share": _percentiles(advisor_ms) if advisor_ms else None,
+            "app_peak_rss_mib": _proc_peak_rss_mib(proc.pid),
+        }
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _print_table(results: dict) -> None:
     print(f"{'benchmark':28s} {'p50 ms':>10s} {'p95 ms':>10s} {'target':>10s}")
     rows = [*results["calculators"].items(), ("cli_startup (vram)", results["cli_startup"])]
+    if "retrieval" in results:
+        for mode, row in results["retrieval"]["query_latency"].items():
+            rows.append((f"retrieval query ({mode})", {**row, "target_p50_ms": 50.0 if mode == "hybrid" else None}))
+    if "chat" in results:
+        rows.append(("chat turn (offline, warm)", results["chat"]))
+    if results.get("web_load", {}).get("p50_ms") is not None:
+        rows.append(("web turn under load", {**results["web_load"], "target_p50_ms": "p95 2000"}))
     for name, row in rows:
         target = row.get("target_p50_ms")
         print(f"{name:28s} {row['p50_ms']:10.3f} {row['p95_ms']:10.3f} {target if target else '-':>10}")
     print(f"heavy imports on the CLI start-up path: {results['cli_startup']['heavy_imports'] or 'none'}")
+    if "retrieval" in results:
+        r = results["retrieval"]
+        print(
+            f"retrieval: {r['documents']} guides / {r['chunks']} chunks; cold ingest {r['ingest_cold_s']} s "
+            f"({r['ingest_cold_chunks_per_s']} chunks/s), no-change re-ingest {r['ingest_noop_s']} s"
+        )
+    if "web_load" in results:
+        w = results["web_load"]
+        if "skipped" in w:
+            print(f"web load: skipped ({w['skipped']})")
+        else:
+            print(
+                f"web load: {w['sessions']} sessions x {w['turns_per_session']} turns, {w['turns_completed']} done, "
+                f"{w['errors']} errors, {w['sessions_isolated']}/{w['sessions']} isolated, "
+                f"{w['throughput_turns_per_s']} turns/s, p95 {w.get('p95_ms', '-')} ms (target 2000), "
+                f"app peak RSS {w['app_peak_rss_mib']} MiB"
+            )
+            if w.get("advisor_share"):
+                share = w["advisor_share"]
+                print(f"  the Advisor's own part of a turn: p50 {share['p50_ms']:.0f} ms, p95 {share['p95_ms']:.0f} ms")
+    print(f"peak RSS of the bench process: {results['peak_rss_mib']} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="bench/results.json")
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--startups", type=int, default=10)
+    parser.add_argument("--chat-rounds", type=int, default=5, help="Rounds over the 10 chat questions")
+    parser.add_argument("--sessions", type=int, default=20, help="Concurrent web sessions in the load test")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["retrieval", "chat", "web"], help="Sections to skip")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    results: dict[str, Any] = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "calculators": bench_calculators(args.calls),
+        "cli_startup": bench_cli_startup(args.startups),
+    }
+    tmp = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
+    try:
+        chat_dir = tmp / "chat-data"
+        if "chat" not in args.skip:
+            results["chat"] = bench_chat(chat_dir, args.chat_rounds)
+        if "web" not in args.skip:
+            if importlib.util.find_spec("assistant.web") is None or importlib.util.find_spec("gradio_client") is None:
+                results["web_load"] = {"skipped": "assistant.web or gradio_client is not installed"}
+            else:
+                web_dir = tmp / "web-data"
+                if chat_dir.exists():  # reuse the ingested guides rather than embedding them again
+                    shutil.copytree(chat_dir, web_dir, ignore=shutil.ignore_patterns("locks"))
+                results["web_load"] = bench_web_load(web_dir, sessions=args.sessions)
+        if "retrieval" not in args.skip:
+            results["retrieval"] = bench_retrieval_section()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    results["peak_rss_mib"] = peak_rss_mib()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _print_table(results)
     print(f"wrote {args.out}")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from assistant.planner.parse import ParsedQuery
+from assistant.planner.parse import ParsedQuery, looks_like_injection
 from assistant.planner.plan import Plan
 
 
@@ -119,11 +119,13 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[tuple[str, dict, dic
         for spec in specs:
             _gpu_info(w, spec, parsed)
     if citations:
-        if "concept" in parsed.intents and not set(plan.intents) <= {"concept"} and citations:
-            w.add(f"> {_excerpt(citations[0].text)} [{citations[0].n}]")
+        # A passage that gives instructions (e.g. a user document with a prompt injection) is cited, never quoted.
+        quotable = [c for c in citations if not looks_like_injection(c.text)]
+        if "concept" in parsed.intents and not set(plan.intents) <= {"concept"} and quotable:
+            w.add(f"> {_excerpt(quotable[0].text)} [{quotable[0].n}]")
         if set(plan.intents) <= {"concept"} or not any(n != "search_guides" for n, _, _ in outcomes):
             w.add(w.t("concept_head"))
-            for c in citations[:2]:
+            for c in quotable[:2]:
                 w.add(f"> {_excerpt(c.text)} [{c.n}]")
         else:
             w.add(w.t("read_more", refs=", ".join(f"{c.title} — {c.section} [{c.n}]" for c in citations)))
@@ -364,7 +366,7 @@ def _catalog(w: Writer, r: dict) -> None:
     w.add(w.t("catalog_head", matched=r["matched"]))
     rows = []
     for g in r["gpus"]:
-        price = w.t("price_word", price=g["price"], currency=g["currency"]) if g["price"] else w.t("no_price")
+        price = _price(w, g)
         rows.append(
             w.t(
                 "catalog_row",
@@ -378,6 +380,10 @@ def _catalog(w: Writer, r: dict) -> None:
     w.add("\n".join(rows))
 
 
+def _price(w: Writer, g: dict) -> str:
+    return w.t("price_word", price=g["price"], currency=g["currency"]) if g["price"] else w.t("no_price")
+
+
 def _yes_no(w: Writer, value: Any) -> str:
     return w.t("yes_word") if value else w.t("no_word")
 
@@ -388,7 +394,7 @@ def _compare(w: Writer, results: dict[int, tuple[str, dict, Any]], parsed: Parse
             w.add(w.t("compare_head"))
             rows = []
             for g in r["gpus"]:
-                price = w.t("price_word", price=g["price"], currency=g["currency"]) if g["price"] else w.t("no_price")
+                price = _price(w, g)
                 rows.append(
                     w.t(
                         "compare_row",

@@ -669,6 +669,12 @@ def parse(text: Any) -> ParsedQuery:
 parse_query = parse
 
 
+def looks_like_injection(text: str) -> bool:
+    """Whether text (a message or a retrieved passage) tries to give the assistant instructions."""
+    norm = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", str(text)[: 4 * _MAX_CHARS]))
+    return bool(_lex().rx["injection"].search(norm))
+
+
 def _parse(text: Any) -> ParsedQuery:
     """The parse proper: raises on a bug (the tests call it directly so no bug hides behind `parse`)."""
     original = _clean(text)

@@ -1,0 +1,104 @@
+"""The web app (Gradio 6): `gpu-advisor chat` serves it on 127.0.0.1:7860.
+
+Gradio is imported only when the app is built, so the calculators' CLI stays light.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import gradio as gr
+
+    from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def _offline_env() -> None:
+    """No telemetry and no model-hub lookups, whatever the caller's environment says."""
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    os.environ["ANONYMIZED_TELEMETRY"] = "False"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def build_app(advisor: Any = None, settings: Settings | None = None, lang: str = "en") -> gr.Blocks:
+    """The Gradio Blocks app; `advisor` replaces the default Advisor(settings) (tests inject one)."""
+    _offline_env()
+    from assistant.web.app import build_app as _build
+
+    return _build(advisor=advisor, settings=settings, lang=lang)
+
+
+def parse_auth(auth: str | None) -> tuple[str, str] | None:
+    """'user:password' -> ('user', 'password'); the password may contain ':'."""
+    if not auth:
+        return None
+    user, sep, password = auth.partition(":")
+    if not sep or not user or not password:
+        raise ValueError("--auth must look like user:password (both non-empty)")
+    return user, password
+
+
+def launch_kwargs(host: str, port: int, auth: str | None, share: bool) -> dict[str, Any]:
+    """Arguments for Blocks.launch: loopback by default, no share link unless asked, MCP when enabled."""
+    from assistant.web import kb
+
+    _, max_mb = kb.limits()
+    kwargs: dict[str, Any] = {
+        "server_name": host,
+        "server_port": port,
+        "auth": parse_auth(auth),
+        "share": bool(share),
+        "max_file_size": f"{max_mb:g}mb",
+        "ssr_mode": False,
+        "show_error": True,
+    }
+    if os.environ.get("GPU_ADVISOR_MCP", "").lower() in ("1", "true", "yes"):
+        if importlib.util.find_spec("mcp") is None:
+            log.warning("GPU_ADVISOR_MCP is set but the 'mcp' package is not installed: pip install 'gradio[mcp]'")
+        else:
+            kwargs["mcp_server"] = True
+    return kwargs
+
+
+def theme_kwargs() -> dict[str, Any]:
+    """CSS and JS of the app (Gradio 6 takes them in launch())."""
+    from assistant.web.app import CSS, JS
+
+    return {"css": CSS, "js": JS}
+
+
+def warm_knowledge() -> None:
+    """Ingest the bundled guides and load the embedding model in the background, so the first answer is quick."""
+
+    def run() -> None:
+        try:
+            from knowledge.retrieval import get_retriever
+
+            get_retriever().refresh()
+        except Exception as exc:  # the chat reports knowledge errors when it needs the store
+            log.warning("knowledge base not ready: %s", exc)
+
+    threading.Thread(target=run, name="warm-knowledge", daemon=True).start()
+
+
+def serve(
+    settings: Settings | None = None,
+    host: str = "127.0.0.1",
+    port: int = 7860,
+    auth: str | None = None,
+    share: bool = False,
+) -> None:
+    """Serve the app until interrupted (binds 127.0.0.1 unless told otherwise; never a share link unless asked)."""
+    kwargs = launch_kwargs(host, port, auth, share)
+    demo = build_app(settings=settings)
+    warm_knowledge()
+    demo.launch(**kwargs, **theme_kwargs())
+
+
+__all__ = ["build_app", "launch_kwargs", "parse_auth", "serve"]

@@ -1,0 +1,202 @@
+"""Chat rendering: Advisor events -> Chatbot messages, the scenario panel and what-if follow-ups.
+
+Pure functions over dicts and the Advisor's event objects (dispatched on their `type`), so they can be
+tested without a browser and without importing the planner.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from assistant.web.i18n import has, t
+
+MAX_ARGS_CHARS = 1500
+MAX_PASSAGE_CHARS = 1200
+WHATIF_SLOTS = ("precision", "context_tokens", "batch", "gpu", "num_gpus", "mode")
+PRECISION_CHOICES = ["bf16", "fp16", "fp8", "int8", "nf4", "int4", "awq", "gptq", "q4_k_m", "q8_0"]
+CONTEXT_CHOICES = [2048, 4096, 8192, 16384, 32768, 65536, 131072]
+BATCH_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+GPU_COUNT_CHOICES = [1, 2, 4, 8, 16]
+MODE_CHOICES = ["inference", "full", "lora", "qlora"]
+
+
+def tokens_label(n: int | None) -> str:
+    """32768 -> '32k', 1000 -> '1000': the way people say context lengths."""
+    if n is None:
+        return ""
+    return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+def followup_text(slot: str, value: Any, lang: str, mode: str | None = None) -> str:
+    """The follow-up question a what-if control sends, e.g. 'What about 32k context?' / '如果换成 QLoRA 呢？'."""
+    if slot == "context_tokens":
+        shown = tokens_label(int(value))
+    elif slot == "mode":
+        shown = t(lang, f"mode.{value}")
+    else:
+        shown = str(value)
+    key = "batch_training" if slot == "batch" and mode in ("full", "lora", "qlora") else slot
+    return t(lang, f"followup.{key}", value=shown)
+
+
+def _code(data: Any, limit: int = MAX_ARGS_CHARS) -> str:
+    text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+    if len(text) > limit:
+        text = text[:limit] + "\n…"
+    return f"```json\n{text}\n```"
+
+
+class TurnView:
+    """Folds one turn's events into the chat history; keeps the tool results for charts and the panel."""
+
+    def __init__(self, history: list[dict[str, Any]], lang: str, turn: int) -> None:
+        self.messages = history
+        self.lang = lang
+        self.turn = turn
+        self.results: list[tuple[str, dict[str, Any], Any]] = []  # (tool, args, result) of successful calls
+        self.final: Any = None
+        self._tool_index: dict[str, int] = {}
+        self._tool_args: dict[str, dict[str, Any]] = {}
+        self._answer_index: int | None = None
+
+    def apply(self, event: Any) -> None:
+        kind = getattr(event, "type", "")
+        if kind == "tool_call":
+            self._tool_args[event.id] = event.args
+            self._tool_index[event.id] = len(self.messages)
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": f"**{t(self.lang, 'tool_args')}**\n\n{_code(event.args)}",
+                    "metadata": {
+                        "title": f"🛠️ {event.name} — {t(self.lang, 'tool_running')}",
+                        "id": event.id,
+                        "status": "pending",
+                    },
+                }
+            )
+        elif kind == "tool_result":
+            self._tool_result(event)
+        elif kind == "text":
+            if self._answer_index is None:
+                self._answer_index = len(self.messages)
+                self.messages.append({"role": "assistant", "content": ""})
+            self.messages[self._answer_index]["content"] += event.delta
+        elif kind == "error":
+            self.messages.append({"role": "assistant", "content": t(self.lang, "error_message", message=event.message)})
+        elif kind == "final":
+            self._final(event)
+
+    def _tool_result(self, event: Any) -> None:
+        args = self._tool_args.get(event.id, {})
+        line = event.summary if event.ok else f"{t(self.lang, 'tool_failed')}: {event.error}"
+        message = {
+            "role": "assistant",
+            "content": f"**{t(self.lang, 'tool_args')}**\n\n{_code(args)}\n\n**{t(self.lang, 'tool_result')}**: {line}",
+            "metadata": {
+                "title": f"{'🛠️' if event.ok else '❌'} {event.name} — {line}",
+                "id": event.id,
+                "status": "done",
+                "duration": round(event.duration_ms / 1000, 3),
+            },
+        }
+        index = self._tool_index.get(event.id)
+        if index is None:
+            self._tool_index[event.id] = len(self.messages)
+            self.messages.append(message)
+        else:
+            self.messages[index] = message
+        if event.ok:
+            self.results.append((event.name, args, event.result))
+
+    def _final(self, event: Any) -> None:
+        self.final = event
+        numbers = {c.n for c in event.citations}
+        answer = link_citations(event.answer, numbers, self.turn)
+        if event.grounding is not None and event.grounding.untraceable:
+            answer += "\n\n" + t(self.lang, "untraceable", numbers=", ".join(event.grounding.untraceable))
+        if event.fell_back:
+            answer = f"*{t(self.lang, 'fell_back')}*\n\n" + answer
+        if self._answer_index is None:
+            self._answer_index = len(self.messages)
+            self.messages.append({"role": "assistant", "content": answer})
+        else:
+            self.messages[self._answer_index]["content"] = answer
+        if event.citations:
+            self.messages.append({"role": "assistant", "content": sources_block(event.citations, self.turn, self.lang)})
+        if not self.results:  # events without streamed tool results (e.g. a folded-in error): use the record
+            for call in event.tool_calls:
+                if call.result is not None:
+                    self.results.append((call.name, call.args, call.result))
+
+    def latest(self, name: str) -> tuple[dict[str, Any], Any] | None:
+        """Arguments and result of the last successful call of tool `name` in this turn."""
+        for tool, args, result in reversed(self.results):
+            if tool == name:
+                return args, result
+        return None
+
+
+def cite_anchor(turn: int, n: int) -> str:
+    return f"cite-{turn}-{n}"
+
+
+def link_citations(answer: str, numbers: set[int], turn: int) -> str:
+    """Turn each [n] of a cited passage into a link to that passage in the sources block."""
+
+    def repl(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return f'<a href="#{cite_anchor(turn, n)}" class="cite-link">[{n}]</a>' if n in numbers else m.group(0)
+
+    return re.sub(r"\[(\d{1,2})\](?!\()", repl, answer)
+
+
+def sources_block(citations: list[Any], turn: int, lang: str) -> str:
+    """The cited passages, each a collapsible block the answer's [n] links jump to."""
+    parts = [f"**📚 {t(lang, 'sources')}**"]
+    for c in citations:
+        text = c.text if len(c.text) <= MAX_PASSAGE_CHARS else c.text[:MAX_PASSAGE_CHARS] + " …"
+        head = html.escape(f"[{c.n}] {c.title}" + (f" — {c.section}" if c.section else "") + f" · {c.doc_id}")
+        parts.append(
+            f'<details id="{cite_anchor(turn, c.n)}" class="citation"><summary>{head}</summary>\n\n{text}\n\n</details>'
+        )
+    return "\n\n".join(parts)
+
+
+def _slot_value(slot: str, value: Any, lang: str) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    if slot == "mode" and has(f"mode.{value}"):
+        return t(lang, f"mode.{value}")
+    if slot == "context_tokens":
+        return f"{int(value):,}"
+    if slot == "utilization":
+        return f"{float(value):.0%}"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    return str(value)
+
+
+def scenario_markdown(
+    summary: dict[str, Any], assumptions: list[str], lang: str, names: dict[str, str] | None = None
+) -> str:
+    """The scenario panel: the slots set so far, then the assumptions of the latest calculation.
+
+    `names` maps slot -> display name (e.g. model 'qwen2.5-7b' -> 'Qwen2.5-7B').
+    """
+    if not any(v not in (None, "", [], {}) for k, v in summary.items() if k != "last_intents"):
+        return t(lang, "scenario_empty")
+    names = names or {}
+    rows = [
+        f"- **{t(lang, 'slot.' + k) if has('slot.' + k) else k}**: {names.get(k) or _slot_value(k, v, lang)}"
+        for k, v in summary.items()
+        if k != "last_intents" and v not in (None, "", [], {})
+    ]
+    out = "\n".join(rows)
+    if assumptions:
+        items = "\n".join(f"- {a}" for a in assumptions[:8])
+        out += f"\n\n<details><summary>{t(lang, 'assumptions')}</summary>\n\n{items}\n\n</details>"
+    return out

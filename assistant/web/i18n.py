@@ -1,0 +1,46 @@
+"""Interface strings (assistant/web/i18n.yaml) in Chinese and English."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+Lang = Literal["zh", "en"]
+LANGS: tuple[Lang, ...] = ("zh", "en")
+LANG_NAMES: dict[str, Lang] = {"中文": "zh", "English": "en"}
+
+
+@cache
+def strings() -> dict[str, Any]:
+    return yaml.safe_load(Path(__file__).with_name("i18n.yaml").read_text(encoding="utf-8"))
+
+
+def t(lang: str, key: str, **fields: Any) -> str:
+    """The string `key` (a dotted path such as 'slot.model') in `lang`, formatted with `fields`."""
+    entry: Any = strings()
+    for part in key.split("."):
+        entry = entry[part]
+    text = entry["zh" if lang == "zh" else "en"]
+    return text.format(**fields) if fields else text
+
+
+def has(key: str) -> bool:
+    entry: Any = strings()
+    for part in key.split("."):
+        if not isinstance(entry, dict) or part not in entry:
+            return False
+        entry = entry[part]
+    return isinstance(entry, dict) and "en" in entry
+
+
+def lang_from_header(accept_language: str | None) -> Lang:
+    """zh when the browser prefers Chinese, else en."""
+    first = (accept_language or "").split(",")[0].strip().lower()
+    return "zh" if first.startswith("zh") else "en"
+
+
+def example_questions() -> list[str]:
+    return list(strings()["example_questions"])

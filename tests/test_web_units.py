@@ -1,0 +1,336 @@
+"""The web app's pure parts: strings, what-if follow-ups, chat rendering, chart data, calculator forms, uploads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from assistant.events import ErrorEvent, FinalEvent, TextEvent, ToolCallEvent, ToolResultEvent
+from assistant.grounding import GroundingReport
+from assistant.planner.compose import Citation
+from assistant.scenario import Scenario
+from assistant.web import charts, forms, launch_kwargs, parse_auth
+from assistant.web.chat import (
+    CONTEXT_CHOICES,
+    TurnView,
+    followup_text,
+    link_citations,
+    scenario_markdown,
+    sources_block,
+)
+from assistant.web.i18n import lang_from_header, strings, t
+from tools.tco import TcoRequest, calculate_tco
+from tools.vram import VramRequest, estimate_vram
+
+# --- interface strings ---------------------------------------------------------------------------------------
+
+
+def _entries(node: Any, path: str = "") -> list[tuple[str, dict]]:
+    if isinstance(node, dict) and "en" in node:
+        return [(path, node)]
+    if isinstance(node, dict):
+        return [e for k, v in node.items() for e in _entries(v, f"{path}.{k}".strip("."))]
+    return []
+
+
+def test_every_interface_string_exists_in_both_languages_with_the_same_fields() -> None:
+    entries = _entries({k: v for k, v in strings().items() if k != "example_questions"})
+    assert len(entries) > 100
+    for key, entry in entries:
+        assert set(entry) == {"en", "zh"}, key
+        fields = [set(re.findall(r"{(\w+)", entry[lang])) for lang in ("en", "zh")]
+        assert fields[0] == fields[1], key
+
+
+def test_example_questions_cover_both_languages() -> None:
+    questions = strings()["example_questions"]
+    assert any(re.search(r"[\u4e00-\u9fff]", q) for q in questions)
+    assert any(not re.search(r"[\u4e00-\u9fff]", q) for q in questions)
+
+
+def test_browser_language_picks_the_interface_language() -> None:
+    assert lang_from_header("zh-CN,zh;q=0.9,en;q=0.8") == "zh"
+    assert lang_from_header("en-US,en;q=0.9,zh;q=0.5") == "en"
+    assert lang_from_header(None) == "en"
+
+
+# --- what-if follow-ups are questions the planner understands --------------------------------------------------
+
+WHAT_IFS = [
+    ("precision", "int4", "precision", "int4"),
+    ("precision", "q4_k_m", "precision", "q4_k_m"),
+    *[("context_tokens", n, "context_tokens", n) for n in CONTEXT_CHOICES],
+    ("batch", 16, "batch", 16),
+    ("num_gpus", 4, "num_gpus", 4),
+    ("mode", "qlora", "mode", "qlora"),
+    ("mode", "full", "mode", "full"),
+    ("mode", "inference", "mode", "inference"),
+]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("slot", "value", "field", "expected"), WHAT_IFS)
+def test_what_if_follow_ups_parse_back_to_the_changed_slot(
+    lang: str, slot: str, value: Any, field: str, expected: Any
+) -> None:
+    from assistant.planner.parse import parse
+
+    text = followup_text(slot, value, lang, mode="inference")
+    parsed = parse(text)
+    assert parsed.language == lang, text
+    assert parsed.is_followup, text
+    assert getattr(parsed, field) == expected, text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_training_batch_follow_up_says_batch_size(lang: str) -> None:
+    from assistant.planner.parse import parse
+
+    text = followup_text("batch", 8, lang, mode="qlora")
+    assert "batch size" in text
+    assert parse(text).batch == 8
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_gpu_follow_ups_name_every_catalog_gpu_so_the_planner_finds_it(lang: str) -> None:
+    from assistant.planner.parse import parse
+    from tools.catalog import catalog
+
+    for gpu in catalog().values():
+        text = followup_text("gpu", forms.short_gpu_name(gpu.name), lang)
+        assert parse(text).gpu == gpu.id, text
+
+
+def test_follow_ups_read_naturally() -> None:
+    assert followup_text("context_tokens", 32768, "en") == "What about 32k context?"
+    assert followup_text("mode", "qlora", "zh") == "如果换成 QLoRA 呢？"
+
+
+# --- chat rendering ----------------------------------------------------------------------------------------
+
+
+def _final(answer: str, citations: list[Citation], untraceable: list[str] | None = None) -> FinalEvent:
+    return FinalEvent(
+        answer=answer,
+        language="en",
+        provider="offline",
+        tool_calls=[],
+        citations=citations,
+        grounding=GroundingReport(numbers_checked=1, untraceable=untraceable or []),
+        scenario=Scenario(model="qwen2.5-7b", mode="qlora"),
+        latency_ms=12.0,
+    )
+
+
+CITATION = Citation(
+    n=1,
+    doc_id="training-memory.en",
+    title="Training memory",
+    section="QLoRA",
+    lang="en",
+    source="knowledge/guides/training-memory.en.md",
+    text="QLoRA keeps a 4-bit base.",
+)
+
+
+def test_tool_calls_become_collapsible_messages_that_go_from_pending_to_done() -> None:
+    history: list[dict] = [{"role": "user", "content": "QLoRA Qwen2.5-7B?"}]
+    view = TurnView(history, "en", turn=3)
+    args = {"model": "qwen2.5-7b", "mode": "qlora"}
+    view.apply(ToolCallEvent(id="c1", name="estimate_vram", args=args))
+    bubble = history[1]
+    assert bubble["metadata"]["status"] == "pending" and "running" in bubble["metadata"]["title"]
+    assert '"model": "qwen2.5-7b"' in bubble["content"]
+    result = {"per_gpu_gib": 10.3}
+    view.apply(
+        ToolResultEvent(
+            id="c1", name="estimate_vram", ok=True, result=result, summary="10.3 GiB per GPU", duration_ms=84.0
+        )
+    )
+    bubble = history[1]
+    assert bubble["metadata"] == {
+        "title": "🛠️ estimate_vram — 10.3 GiB per GPU",
+        "id": "c1",
+        "status": "done",
+        "duration": 0.084,
+    }
+    assert view.latest("estimate_vram") == (args, result)
+    for word in ("About ", "**10.3 GiB** ", "per GPU [1]."):
+        view.apply(TextEvent(delta=word))
+    assert history[2] == {"role": "assistant", "content": "About **10.3 GiB** per GPU [1]."}
+    view.apply(_final("About **10.3 GiB** per GPU [1].", [CITATION]))
+    assert history[2]["content"] == 'About **10.3 GiB** per GPU <a href="#cite-3-1" class="cite-link">[1]</a>.'
+    assert 'id="cite-3-1"' in history[3]["content"] and "QLoRA keeps a 4-bit base." in history[3]["content"]
+
+
+def test_failed_tools_and_errors_are_messages_not_tracebacks() -> None:
+    history: list[dict] = []
+    view = TurnView(history, "zh", turn=1)
+    view.apply(ToolCallEvent(id="c1", name="gpu_specs", args={"names": ["H1000"]}))
+    view.apply(
+        ToolResultEvent(
+            id="c1", name="gpu_specs", ok=False, error="unknown GPU 'H1000'", summary="error", duration_ms=1.0
+        )
+    )
+    view.apply(ErrorEvent(message="the LLM endpoint timed out", kind="timeout"))
+    assert history[0]["metadata"]["title"].startswith("❌ gpu_specs — 失败: unknown GPU 'H1000'")
+    assert history[1]["content"] == "⚠️ the LLM endpoint timed out"
+    assert view.latest("gpu_specs") is None
+
+
+def test_untraceable_numbers_are_flagged_under_the_answer() -> None:
+    history: list[dict] = []
+    view = TurnView(history, "en", turn=1)
+    view.apply(_final("It needs 99 GiB.", [], untraceable=["99"]))
+    assert "Numbers not traced" in history[0]["content"] and "99" in history[0]["content"]
+
+
+def test_only_cited_numbers_become_links() -> None:
+    text = link_citations("See [1] and [2], not [3] or [link](x) [4](y).", {1, 2, 4}, turn=7)
+    assert text.count("cite-link") == 2 and "[3]" in text and "[4](y)" in text
+    assert 'href="#cite-7-2"' in text
+
+
+def test_sources_block_escapes_titles() -> None:
+    evil = CITATION.model_copy(update={"title": "<script>alert(1)</script>"})
+    block = sources_block([evil], 1, "en")
+    assert "<script>" not in block and "&lt;script&gt;" in block
+
+
+def test_scenario_panel_lists_slots_with_display_names_and_tolerates_new_slots() -> None:
+    summary = Scenario(model="qwen2.5-7b", mode="qlora", context_tokens=32768, utilization=0.25).summary()
+    summary["some_future_slot"] = 3
+    text = scenario_markdown(summary, ["weights in nf4"], "zh", forms.scenario_names(summary))
+    assert "**模型**: Qwen2.5-7B" in text and "**方式**: QLoRA" in text and "32,768" in text and "25%" in text
+    assert "some_future_slot" in text and "weights in nf4" in text
+    assert scenario_markdown({"gpus": []}, [], "en") == t("en", "scenario_empty")
+
+
+# --- chart data --------------------------------------------------------------------------------------------
+
+
+def test_memory_chart_stacks_the_components_next_to_the_card() -> None:
+    vram = estimate_vram(VramRequest(model="Qwen2.5-7B", mode="qlora", context_tokens=2048)).model_dump(mode="json")
+    chart = charts.memory_chart(vram, [("RTX 4090", 24.0)], "en")
+    need = chart.frame[chart.frame["bar"] != "RTX 4090"]
+    assert need["gib"].sum() == pytest.approx(vram["per_gpu_gib"], abs=0.05)
+    assert chart.frame[chart.frame["bar"] == "RTX 4090"]["gib"].tolist() == [24.0]
+    assert chart.spec["color"] == "component" and set(chart.spec["color_map"]) == set(chart.frame["component"])
+
+
+def test_tco_chart_draws_buy_rent_and_the_break_even_month() -> None:
+    tco = calculate_tco(TcoRequest(gpu="RTX 4090", num_gpus=4, currency="CNY")).model_dump(mode="json")
+    chart = charts.tco_chart(tco, "en")
+    buy = chart.frame[chart.frame["series"] == "buy"]
+    assert buy["cost"].tolist() == pytest.approx(tco["cumulative_buy"], abs=0.01)
+    assert tco["break_even_month"] is not None
+    line = chart.frame[chart.frame["series"].str.startswith("break-even")]
+    assert set(line["month"]) == {tco["break_even_month"]} and len(line) == 2
+
+
+def test_gpu_charts_leave_out_gpus_without_the_numbers() -> None:
+    rows = forms.catalog_rows("USD")
+    price = charts.gpu_price_chart(rows, "USD", "zh")
+    assert 0 < len(price.frame) <= len(rows) and price.frame["price"].notna().all()
+    assert set(price.frame["segment"]) <= {"消费级", "工作站", "数据中心", "Apple"}
+    assert len(charts.gpu_memory_chart(rows, "en").frame) == len(rows)
+
+
+# --- calculator forms --------------------------------------------------------------------------------------
+
+
+def test_memory_form_reports_the_calculator_number_and_the_fit() -> None:
+    out = forms.run_vram("en", "Qwen2.5-7B", None, "qlora", "", "", 2048, 1, 1, True, "", "0", 16, "RTX 4090")
+    want = estimate_vram(VramRequest(model="Qwen2.5-7B", mode="qlora", context_tokens=2048, grad_checkpointing=True))
+    assert f"{want.per_gpu_gib:.2f} GiB per GPU" in out.markdown
+    assert "Fits on RTX 4090" in out.markdown
+    assert out.data["per_gpu_gib"] == want.per_gpu_gib
+
+
+def test_forms_turn_bad_input_into_one_readable_line() -> None:
+    out = forms.run_vram("en", "llama-7000b", None, "inference", "", "", 4096, 1, 1, False, "", "0", 16, "")
+    assert out.markdown.startswith("⚠️ unknown model 'llama-7000b'") and "\n" not in out.markdown
+    assert forms.run_speed("zh", "", None, "4090", 1, "inference", None, "", 4096, 1).markdown.startswith("⚠️")
+    assert forms.run_tco("en", "H1000", 1, 3, 0.5, "USD", None, None, None).markdown.startswith("⚠️")
+
+
+def test_every_calculator_form_answers() -> None:
+    assert (
+        "tokens/s"
+        in forms.run_speed("en", "Llama-3.1-8B", None, "RTX 4090", 1, "inference", None, "", 4096, 1).markdown
+    )
+    assert (
+        "tokens/s"
+        in forms.run_speed("zh", "Qwen2.5-7B", None, "RTX 4090", 1, "training", "qlora", "", 2048, 1).markdown
+    )
+    gpus = forms.run_gpus("en", 48, None, "USD", "", "", ["bf16"], "price_per_gib", 10)
+    assert gpus.table is not None and (gpus.table["GiB"] >= 48).all() and not gpus.charts["price"].empty
+    tco = forms.run_tco("zh", "RTX 4090", 2, 3, 0.5, "CNY", None, None, None)
+    assert "CNY" in tco.markdown and not tco.charts["tco"].empty
+    rec = forms.run_recommend("en", "Qwen2.5-7B", None, "lora", "", None, None, None, None, "USD", "either", "balanced")
+    assert rec.table is not None and len(rec.table) > 0
+    assert "| power supply |" in forms.run_build("en", "RTX 4090", 2, "training").markdown
+
+
+# --- uploads -----------------------------------------------------------------------------------------------
+
+
+def test_uploads_outside_the_type_and_size_limits_are_refused_before_touching_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assistant.web import kb
+
+    monkeypatch.setenv("GPU_ADVISOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GPU_ADVISOR_MAX_DOC_MB", "0.001")
+    exe = tmp_path / "setup.exe"
+    exe.write_bytes(b"MZ")
+    big = tmp_path / "notes.md"
+    big.write_text("# Notes\n\n" + "x" * 5000)
+    assert kb.add_documents([str(exe)], "en").startswith("❌ unsupported file type '.exe'")
+    message = kb.add_documents([str(big)], "zh")
+    assert message.startswith("❌") and "limit" in message and str(tmp_path) not in message
+    assert not (tmp_path / "data" / "uploads").exists()
+
+
+def test_upload_names_cannot_escape_the_uploads_folder() -> None:
+    from assistant.web.kb import safe_name
+
+    assert safe_name("../../etc/passwd.md") == "passwd.md"
+    assert safe_name("我的 笔记 (v2).MD") == "我的-笔记-v2.md"
+
+
+# --- serving -----------------------------------------------------------------------------------------------
+
+
+def test_serving_binds_loopback_without_a_share_link_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GPU_ADVISOR_MCP", raising=False)
+    kwargs = launch_kwargs("127.0.0.1", 7860, None, False)
+    assert kwargs["server_name"] == "127.0.0.1" and kwargs["share"] is False and kwargs["auth"] is None
+    assert "mcp_server" not in kwargs
+    assert launch_kwargs("0.0.0.0", 8080, "alice:s3:cret", False)["auth"] == ("alice", "s3:cret")
+
+
+@pytest.mark.parametrize("bad", ["alice", "alice:", ":secret"])
+def test_auth_must_be_user_colon_password(bad: str) -> None:
+    with pytest.raises(ValueError, match="user:password"):
+        parse_auth(bad)
+
+
+def test_building_the_app_turns_gradio_analytics_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from assistant.web import build_app
+
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "True")
+    demo = build_app(advisor=object())
+    assert demo.analytics_enabled is False
+    import os
+
+    assert os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
+
+
+def test_i18n_yaml_is_valid_yaml() -> None:
+    path = Path(__file__).resolve().parents[1] / "assistant" / "web" / "i18n.yaml"
+    assert yaml.safe_load(path.read_text(encoding="utf-8"))["title"]["zh"] == "选卡助手"
