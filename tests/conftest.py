@@ -7,6 +7,11 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests explore the same examples on every run: CI results never depend on a random seed.
+hypothesis_settings.register_profile("deterministic", derandomize=True, print_blob=True)
+hypothesis_settings.load_profile("deterministic")
 
 
 @pytest.fixture(scope="session")

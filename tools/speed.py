@@ -39,10 +39,12 @@ class SpeedRequest(ModelRef):
         default=1, ge=1, le=100_000, description="Concurrent sequences (inference) or micro-batch per GPU (training)"
     )
     memory_efficiency: float | None = Field(
-        default=None, gt=0, le=1, description="Achieved share of peak memory bandwidth in decode (MBU)"
+        default=None, ge=0.01, le=1, description="Achieved share of peak memory bandwidth in decode (MBU), 0.01-1"
     )
-    prefill_mfu: float | None = Field(default=None, gt=0, le=1, description="Achieved share of peak TFLOPS in prefill")
-    training_mfu: float | None = Field(default=None, gt=0, le=1, description="Model FLOPs utilisation in training")
+    prefill_mfu: float | None = Field(
+        default=None, ge=0.01, le=1, description="Share of peak TFLOPS in prefill, 0.01-1"
+    )
+    training_mfu: float | None = Field(default=None, ge=0.01, le=1, description="Model FLOPs utilisation, 0.01-1")
     grad_checkpointing: bool = Field(default=False, description="Training recomputes the forward pass")
     training_tokens: float | None = Field(default=None, gt=0, le=1e16, description="Tokens to train on, for time")
     engine: str | None = Field(
