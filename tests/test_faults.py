@@ -11,7 +11,6 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from fakes import delay, drop, garbage, malformed_tool_call, status, text
@@ -144,7 +143,7 @@ def test_unreachable_endpoint_is_quick(warm):
 
 
 @pytest.fixture
-def hash_store(tmp_path, monkeypatch) -> Iterator[SimpleNamespace]:
+def hash_store(tmp_path, monkeypatch) -> Iterator[Path]:
     """Point the assistant at an empty data dir whose retriever embeds with the fast HashEmbedder.
 
     The store faults are about files, not semantics, and ingesting the guides with the real model takes a minute.
@@ -156,13 +155,8 @@ def hash_store(tmp_path, monkeypatch) -> Iterator[SimpleNamespace]:
     monkeypatch.setenv("GPU_ADVISOR_DATA_DIR", str(data_dir))
     config = KnowledgeConfig()
     key = (str(config.data_dir), config.chroma_url, config.embed_model)
-    embedder = HashEmbedder()
-
-    def fresh_retriever() -> None:
-        retrieval._shared[key] = retrieval.Retriever(store=KnowledgeStore(config), embedder=embedder)
-
-    fresh_retriever()
-    yield SimpleNamespace(dir=data_dir, fresh_retriever=fresh_retriever)
+    retrieval._shared[key] = retrieval.Retriever(store=KnowledgeStore(config), embedder=HashEmbedder())
+    yield data_dir
     retrieval._shared.pop(key, None)
 
 
@@ -171,15 +165,15 @@ def _concept(advisor: Advisor, session: str) -> FinalEvent:
 
 
 def test_missing_store_directory_is_rebuilt_on_first_question(advisor, hash_store):
-    assert not hash_store.dir.exists()
+    assert not hash_store.exists()
     final = _concept(advisor, "missing-store")
     assert final.citations, final.answer
-    assert (hash_store.dir / "chroma").is_dir() and (hash_store.dir / "manifests" / "guides.json").is_file()
+    assert (hash_store / "chroma").is_dir() and (hash_store / "manifests" / "guides.json").is_file()
 
 
 def test_corrupt_store_is_a_clear_message_and_search_works_after_recovery(advisor, hash_store):
-    (hash_store.dir / "chroma").mkdir(parents=True)
-    (hash_store.dir / "chroma" / "chroma.sqlite3").write_bytes(os.urandom(8192))
+    (hash_store / "chroma").mkdir(parents=True)
+    (hash_store / "chroma" / "chroma.sqlite3").write_bytes(os.urandom(8192))
 
     final = _concept(advisor, "corrupt-store")
     _clean(final.answer)
@@ -192,16 +186,15 @@ def test_corrupt_store_is_a_clear_message_and_search_works_after_recovery(adviso
     assert _vram_call(numbers).result["per_gpu_gib"] > 0  # the calculators do not need the store
     assert "GiB" in numbers.answer
 
-    # recovery as the message says: move the folder away; the next question rebuilds the store
-    shutil.move(hash_store.dir, hash_store.dir.with_name("data.corrupt"))
-    hash_store.fresh_retriever()
+    # recovery as the message says: move the folder away; the next question rebuilds the store, no restart
+    shutil.move(hash_store, hash_store.with_name("data.corrupt"))
     recovered = _concept(advisor, "corrupt-store")
     assert recovered.citations, recovered.answer
 
 
 def test_corrupt_manifest_is_a_clear_message(advisor, hash_store):
     assert _concept(advisor, "manifest").citations  # builds the store
-    (hash_store.dir / "manifests" / "guides.json").write_text("{ half a manifest", encoding="utf-8")
+    (hash_store / "manifests" / "guides.json").write_text("{ half a manifest", encoding="utf-8")
     final = _concept(advisor, "manifest")
     _clean(final.answer)
     assert "corrupt" in final.answer and "re-ingest" in final.answer
