@@ -155,18 +155,22 @@ class WorkstationPlan(BaseModel):
     wall_power_w: float | None = Field(description="AC draw at the socket at full load")
     heat_btu_per_hour: float | None
     circuits: list[CircuitCheck]
-    power_connectors: dict[str, int] = Field(description="Auxiliary GPU power connectors for all cards, by kind")
-    system_ram_min_gib: float | None
-    system_ram_gib: int | None
-    cpu_cores: int | None
-    pcie_lanes_per_gpu: int | None = Field(description="Lanes the card uses (x16, or x8 for cards like the 4060 Ti)")
-    pcie_link_width: int | None = Field(description="Lanes each GPU gets on the recommended platform")
-    pcie_lanes_needed: int | None = Field(description="All GPUs at their full width plus NVMe storage")
-    platform: PlatformChoice | None
-    lanes_by_platform: dict[str, int]
-    gpu_slots: int | None = Field(description="Expansion-slot positions one card occupies")
-    slots_needed: int | None
-    cards_fit_without_risers: int | None
+    power_connectors: dict[str, int] = Field(
+        default_factory=dict, description="Auxiliary GPU power connectors, by kind"
+    )
+    system_ram_min_gib: float | None = None  # None: not a DIY build (a Mac, a vendor server)
+    system_ram_gib: int | None = None
+    cpu_cores: int | None = None
+    pcie_lanes_per_gpu: int | None = Field(
+        default=None, description="Lanes the card uses (x16, or x8 for cards like the 4060 Ti)"
+    )
+    pcie_link_width: int | None = Field(default=None, description="Lanes each GPU gets on the recommended platform")
+    pcie_lanes_needed: int | None = Field(default=None, description="All GPUs at their full width plus NVMe storage")
+    platform: PlatformChoice | None = None
+    lanes_by_platform: dict[str, int] = Field(default_factory=dict)
+    gpu_slots: int | None = Field(default=None, description="Expansion-slot positions one card occupies")
+    slots_needed: int | None = None
+    cards_fit_without_risers: int | None = None
     nvlink_bridge_available: bool
     nvlink_bridges: int
     nvlink_note: str
@@ -862,18 +866,6 @@ def _whole_machine(
         wall_power_w=wall,
         heat_btu_per_hour=round(wall * BTU_PER_HOUR_PER_W) if wall else None,
         circuits=circuits,
-        power_connectors={},
-        system_ram_min_gib=None,
-        system_ram_gib=None,
-        cpu_cores=None,
-        pcie_lanes_per_gpu=None,
-        pcie_link_width=None,
-        pcie_lanes_needed=None,
-        platform=None,
-        lanes_by_platform={},
-        gpu_slots=None,
-        slots_needed=None,
-        cards_fit_without_risers=None,
         nvlink_bridge_available=False,
         nvlink_bridges=0,
         nvlink_note="Apple silicon has no NVLink; Macs cluster over Thunderbolt or Ethernet",
@@ -919,18 +911,6 @@ def _rack_system(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], 
         wall_power_w=round(wall, 1),
         heat_btu_per_hour=round(heat),
         circuits=circuits,
-        power_connectors={},
-        system_ram_min_gib=None,
-        system_ram_gib=None,
-        cpu_cores=None,
-        pcie_lanes_per_gpu=None,
-        pcie_link_width=None,
-        pcie_lanes_needed=None,
-        platform=None,
-        lanes_by_platform={},
-        gpu_slots=None,
-        slots_needed=None,
-        cards_fit_without_risers=None,
         nvlink_bridge_available=available,
         nvlink_bridges=bridges,
         nvlink_note=nvlink_note,
