@@ -325,7 +325,11 @@ def _compile_names(lex: _Lexicon) -> None:
     count_words = "|".join(raw["numerals"]["zh_count_words"])
     count = f"(?:(?<![0-9.$¥])(?P<n>\\d{{1,4}})\\s*(?:{cls})?|(?P<c>{cn})\\s*(?:{cls})|(?P<e>{en})\\s*(?:{cls})?)"
     machines = f"(?:(?P<m>\\d{{1,3}}|{cn})\\s*(?:{machine})\\s*)?"
-    rx["count_before"] = _c(f"{machines}(?:{count}|(?P<w>{count_words})\\s*(?:卡)?)\\s*(?:卡|显卡)?\\s*$")
+    # "两张二手 3090", "2 used 3090s": a condition word may sit between the count and the GPU
+    condition = "(?:二手|全新|矿卡|矿|新|旧的|used|new|second[- ]hand|refurbished)"
+    rx["count_before"] = _c(
+        f"{machines}(?:{count}|(?P<w>{count_words})\\s*(?:卡)?)\\s*(?:卡|显卡)?\\s*(?:{condition}\\s*)?(?:的\\s*)?$"
+    )
     after_cls = g["count_after_classifiers"]
     rx["count_after"] = _c(f"^\\s*(?:[x×*]\\s*(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>\\d{{1,4}}|{cn})\\s*(?:{after_cls}))")
     rx["count_general"] = _c(
