@@ -7,10 +7,12 @@ other's messages or scenario.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -32,6 +34,7 @@ from assistant.settings import Settings
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 MAX_MESSAGE_CHARS = 8000
+MAX_AGENTS = 16
 
 
 @cache
@@ -77,15 +80,25 @@ class Advisor:
 
         self.settings = settings or Settings()
         self.checkpointer = InMemorySaver()
-        self._agents: dict[str, Any] = {}
+        self._agents: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self._session_locks: dict[str, threading.Lock] = {}
 
     # ---- agents ----------------------------------------------------------------------------------
     def _agent(self, provider: str, settings: Settings) -> Any:
-        key = f"{provider}|{settings.base_url}|{settings.ollama_host}|{id(settings.api_key)}"
+        # One agent per distinct configuration (a digest: the key itself is not kept), the least recently
+        # used dropped beyond MAX_AGENTS — sessions that each bring their own key must not grow memory.
+        secret = settings.api_key.get_secret_value() if settings.api_key is not None else ""
+        fields = json.dumps(
+            [provider, settings.model_dump(mode="json", exclude={"api_key", "provider"}), secret],
+            sort_keys=True,
+            default=str,
+        )
+        key = hashlib.blake2b(fields.encode("utf-8"), digest_size=16).hexdigest()
         with self._lock:
-            if key not in self._agents:
+            if key in self._agents:
+                self._agents.move_to_end(key)
+            else:
                 from langchain.agents import create_agent
 
                 from assistant.planner.model import OfflinePlanner
@@ -96,6 +109,8 @@ class Advisor:
                 self._agents[key] = create_agent(
                     model, tools=as_langchain_tools(), system_prompt=system_prompt(), checkpointer=self.checkpointer
                 )
+                while len(self._agents) > MAX_AGENTS:
+                    self._agents.popitem(last=False)
             return self._agents[key]
 
     def _session_lock(self, session_id: str) -> threading.Lock:
@@ -143,6 +158,10 @@ class Advisor:
 
     def reset(self, session_id: str) -> None:
         self.checkpointer.delete_thread(session_id)
+        with self._lock:
+            lock = self._session_locks.get(session_id)
+            if lock is not None and not lock.locked():  # a closed tab's session: nothing of it stays
+                del self._session_locks[session_id]
 
     # ---- internals -------------------------------------------------------------------------------
     def _messages(self, session_id: str) -> list[Any]:

@@ -502,13 +502,19 @@ def chat(
     port: Annotated[int, typer.Option(help="Web UI port")] = 7860,
     auth: Annotated[str | None, typer.Option(help="user:password for the web UI")] = None,
     share: Annotated[bool, typer.Option("--share", help="Create a public Gradio share link (off by default)")] = False,
+    in_process: Annotated[
+        bool,
+        typer.Option(
+            "--in-process", help="Run the assistant inside the web server's process (less memory, slower under load)"
+        ),
+    ] = False,
 ) -> None:
     """Chat with GPU Advisor: the web UI on 127.0.0.1:7860, or --terminal."""
     settings = _settings(provider, None, None)
     if not terminal:
         from assistant.web import serve
 
-        serve(settings=settings, host=host, port=port, auth=auth, share=share)
+        serve(settings=settings, host=host, port=port, auth=auth, share=share, in_process=in_process)
         return
     from rich.markdown import Markdown
 

@@ -221,11 +221,33 @@ def _proc_peak_rss_mib(pid: int) -> float | None:
     return None
 
 
-def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s: float = 120) -> dict:
-    """A bounded load test: `gpu-advisor chat` on a loopback port, `sessions` concurrent gradio_client sessions,
-    each a `turns`-turn conversation whose scenario panel must show its own model (session isolation)."""
-    from gradio_client import Client
+def _proc_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _tree_cpu_s(pid: int) -> dict[str, float | None]:
+    """CPU seconds of the app's process and of its child processes (the assistant process)."""
+    kids = [c for c in (_proc_cpu_s(k) for k in _children(pid)) if c is not None]
+    return {"server": _proc_cpu_s(pid), "children": sum(kids) if kids else 0.0}
+
+
+def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s: float = 120) -> dict:
+    """A bounded load test: `gpu-advisor chat` on a loopback port, `sessions` concurrent sessions started
+    together, each a `turns`-turn conversation with no pause between turns, whose scenario panel must
+    show its own model (session isolation). Sessions speak Gradio's queue protocol (evals/gradio_sse.py)."""
+    from evals.gradio_sse import GradioSession
     from tools.models import resolve_model
 
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
@@ -242,61 +264,75 @@ def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s
     try:
         start = time.perf_counter()
         _wait_http(url + "config", proc, timeout_s)
-        warm = Client(url, verbose=False)
-        warm.predict("What is NVLink?", [], api_name="/chat")  # the app loads its embedding model once
+        with GradioSession(url) as warm:
+            warm.call("/chat", "What is NVLink?", [])  # the app loads its embedding model once
+            config = warm.config
         startup_s = time.perf_counter() - start
 
         sessions = min(sessions, len(_MODELS))  # one distinct model per session, so isolation is checkable
         names = [resolve_model(m)[0].name for m in _MODELS[:sessions]]
         latencies: list[float] = []
+        by_turn: dict[int, list[float]] = {}  # the first turn of every session arrives in one burst
         advisor_ms: list[float] = []  # the Advisor's own share of each turn, as the app reports it
         errors: list[str] = []
         isolated = [False] * sessions
         lock = threading.Lock()
-        barrier = threading.Barrier(sessions)
+        marks: dict[str, float | None] = {}
+
+        def all_open() -> None:  # runs once, when every session has loaded its page: the timed part starts
+            marks.update(wall=time.perf_counter(), client=time.process_time(), **_tree_cpu_s(proc.pid))
+
+        barrier = threading.Barrier(sessions, action=all_open)
 
         def session(i: int) -> None:
             name = names[i]
-            try:
-                client = Client(url, verbose=False)
-            except Exception as exc:
-                with lock:
-                    errors.append(f"session {i}: connect: {type(exc).__name__}: {exc}")
-                barrier.abort()
-                return
             history: list = []
             ok = True
-            with contextlib.suppress(threading.BrokenBarrierError):  # start together; a failed peer is not fatal
-                barrier.wait(timeout=timeout_s)
-            for message, must_show in _conversation(i, name)[:turns]:
-                t0 = time.perf_counter()
+            with GradioSession(url, config=config, timeout_s=timeout_s) as client:
                 try:
-                    out = client.predict(message, history, api_name="/chat")
+                    client.open()  # the page loads before the user types (not timed)
                 except Exception as exc:
                     with lock:
-                        errors.append(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
-                    return
-                elapsed = (time.perf_counter() - t0) * 1000
-                history, scenario = out[0], str(out[2])
-                inside = _TURN_SECONDS.search(str(out[-1]))  # the turn line: "#2 · offline · 0.07 s · ..."
-                others = [n for n in names[:sessions] if n != name and f"**: {n}\n" in scenario]
-                ok = ok and f"**: {name}\n" in scenario and must_show in scenario and not others
-                with lock:
-                    latencies.append(elapsed)
-                    if inside:
-                        advisor_ms.append(float(inside.group(1)) * 1000)
+                        errors.append(f"session {i}: page load: {type(exc).__name__}: {str(exc)[:200]}")
+                with contextlib.suppress(threading.BrokenBarrierError):  # start together; a failed peer is not fatal
+                    barrier.wait(timeout=timeout_s)
+                for turn, (message, must_show) in enumerate(_conversation(i, name)[:turns], start=1):
+                    t0 = time.perf_counter()
+                    try:
+                        out = client.call("/chat", message, history)
+                    except Exception as exc:
+                        with lock:
+                            errors.append(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
+                        return
+                    elapsed = (time.perf_counter() - t0) * 1000
+                    history, scenario = out[0], str(out[2])
+                    inside = _TURN_SECONDS.search(str(out[-1]))  # the turn line: "#2 · offline · 0.07 s · ..."
+                    others = [n for n in names[:sessions] if n != name and f"**: {n}\n" in scenario]
+                    ok = ok and f"**: {name}\n" in scenario and must_show in scenario and not others
+                    with lock:
+                        latencies.append(elapsed)
+                        by_turn.setdefault(turn, []).append(elapsed)
+                        if inside:
+                            advisor_ms.append(float(inside.group(1)) * 1000)
             isolated[i] = ok
 
         threads = [threading.Thread(target=session, args=(i,), daemon=True) for i in range(sessions)]
-        start = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout_s)
-        wall_s = time.perf_counter() - start
+        wall_s = time.perf_counter() - (marks.get("wall") or time.perf_counter())
+        after, client_cpu1 = _tree_cpu_s(proc.pid), time.process_time()
+        done = len(latencies) or 1
+
+        def per_turn_ms(key: str) -> float | None:
+            a, b = marks.get(key), after.get(key)
+            return round((b - a) * 1000 / done, 1) if a is not None and b is not None else None
+
         return {
             "sessions": sessions,
             "turns_per_session": turns,
+            "think_time_s": 0.0,
             "turns_completed": len(latencies),
             "errors": len(errors),
             "error_samples": errors[:5],
@@ -306,7 +342,12 @@ def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s
             "startup_s": round(startup_s, 1),
             **(_percentiles(latencies) if latencies else {}),
             "target_p95_ms": 2000.0,
+            "by_turn": {str(k): _percentiles(v) for k, v in sorted(by_turn.items())},
             "advisor_share": _percentiles(advisor_ms) if advisor_ms else None,
+            "web_cpu_ms_per_turn": per_turn_ms("server"),
+            "assistant_process_cpu_ms_per_turn": per_turn_ms("children"),
+            "client_cpu_ms_per_turn": round((client_cpu1 - (marks.get("client") or 0.0)) * 1000 / done, 1),
+            "cpus": os.cpu_count(),
             "app_peak_rss_mib": _proc_peak_rss_mib(proc.pid),
         }
     finally:

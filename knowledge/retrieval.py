@@ -20,6 +20,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field
 
+from knowledge.bm25 import PostingsBM25
 from knowledge.embeddings import Embedder, get_embedder
 from knowledge.store import GUIDES, KnowledgeConfig, KnowledgeStore, StoreError
 from knowledge.text import add_words, detect_lang, tokenize
@@ -200,8 +201,6 @@ class Retriever:
         with self._lock:
             if self._corpus is not None and self._corpus.key == key:
                 return self._corpus
-            from rank_bm25 import BM25Okapi
-
             corpus = _Corpus(key=key)
             for name in sorted(names):
                 generation = self._live[name]
@@ -217,7 +216,7 @@ class Retriever:
                 tokenize(" ".join((m.get("title", ""), m.get("section", ""), t)))
                 for m, t in zip(corpus.metas, corpus.texts, strict=True)
             ]
-            corpus.bm25 = BM25Okapi(tokens) if tokens else None
+            corpus.bm25 = PostingsBM25(tokens) if tokens else None
             self._corpus = corpus
             return corpus
 

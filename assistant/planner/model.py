@@ -12,7 +12,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from assistant.planner.compose import compose
 from assistant.planner.parse import parse
@@ -31,6 +31,7 @@ class OfflinePlanner(BaseChatModel):
     """Reads the conversation, emits real tool calls, then composes the answer from their results."""
 
     tool_names: list[str] = Field(default_factory=list)
+    _bound: dict[tuple[str, ...], OfflinePlanner] = PrivateAttr(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
@@ -38,7 +39,12 @@ class OfflinePlanner(BaseChatModel):
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflinePlanner:  # type: ignore[override]
         names = [getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else str(t)) for t in tools]
-        return self.model_copy(update={"tool_names": names})
+        # The agent binds its tools on every model call; the same copy each time spares LangChain from
+        # re-serializing a fresh model for its callbacks on every step.
+        key = tuple(names)
+        if key not in self._bound:
+            self._bound[key] = self.model_copy(update={"tool_names": names})
+        return self._bound[key]
 
     def respond(self, messages: list[BaseMessage]) -> AIMessage:
         """One step of the agent loop: tool calls for a new question, or the answer once results are in."""
@@ -108,7 +114,9 @@ class OfflinePlanner(BaseChatModel):
             ]
             yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
             return
-        for piece in re.findall(r"\S+\s*|\s+", str(message.content)):
+        # The answer is complete already: stream it a line at a time (each chunk is a message object that
+        # LangGraph and every consumer handle; word by word made a turn hundreds of events).
+        for piece in re.findall(r"[^\n]*\n+|[^\n]+", str(message.content)):
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)

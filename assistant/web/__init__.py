@@ -93,12 +93,37 @@ def serve(
     port: int = 7860,
     auth: str | None = None,
     share: bool = False,
+    in_process: bool = False,
 ) -> None:
-    """Serve the app until interrupted (binds 127.0.0.1 unless told otherwise; never a share link unless asked)."""
+    """Serve the app until interrupted (binds 127.0.0.1 unless told otherwise; never a share link unless asked).
+
+    The assistant runs in a child process (assistant/worker.py) unless `in_process`: the web server and
+    the assistant then use two cores instead of sharing one interpreter lock."""
     kwargs = launch_kwargs(host, port, auth, share)
-    demo = build_app(settings=settings)
-    warm_knowledge()
-    demo.launch(**kwargs, **theme_kwargs())
+    advisor = None
+    if in_process:
+        warm_knowledge()
+    else:
+        from assistant.worker import AdvisorProcess
+
+        advisor = AdvisorProcess(settings)
+        start_in_background(advisor)  # it loads the embedding model and the guides while the page comes up
+    demo = build_app(advisor=advisor, settings=settings)
+    try:
+        demo.launch(**kwargs, **theme_kwargs())
+    finally:
+        if advisor is not None:
+            advisor.close()
+
+
+def start_in_background(advisor: Any) -> None:
+    def run() -> None:
+        try:
+            advisor.start()
+        except Exception as exc:  # the first turn retries and reports the reason in the chat
+            log.warning("the assistant process did not start: %s", exc)
+
+    threading.Thread(target=run, name="start-assistant", daemon=True).start()
 
 
 __all__ = ["build_app", "launch_kwargs", "parse_auth", "serve"]

@@ -7,6 +7,8 @@ a scenario or a history. Interface text comes from i18n.yaml; answers follow the
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import threading
@@ -34,10 +36,12 @@ from assistant.web.chat import (
     scenario_markdown,
     tokens_label,
 )
+from assistant.web.fast_blocks import FastBlocks
 from assistant.web.i18n import LANG_NAMES, example_questions, lang_from_header, t
+from assistant.web.pacing import paced
 
 log = logging.getLogger(__name__)
-TEXT_REFRESH_S = 0.15  # at most this often a streamed answer is re-sent to the browser
+REFRESH_S = 0.15  # at most this often a streaming turn is re-sent to the browser (see pacing.py)
 
 CSS = """
 #title h2 { margin-bottom: 0; }
@@ -66,10 +70,21 @@ JS = """
 """
 
 
+def is_skip(value: Any) -> bool:
+    return isinstance(value, dict) and value == gr.skip()
+
+
+def fingerprint(value: Any) -> str:
+    """A short digest of what an output shows, to skip re-sending what the browser already has."""
+    text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
 def clear_plots(n: int) -> list[Any]:
     """Empty plots first: Gradio's native plots keep their old colour legend (or ignore the new data) when
-    data and axes change in one update, but redraw correctly from empty."""
-    return [gr.update(value=None) for _ in range(n)]
+    data and axes change in one update, but redraw correctly from empty. (A bare None, not an update: Gradio
+    rebuilds the component for every update.)"""
+    return [None] * n
 
 
 def question_lang(text: str, default: str) -> str:
@@ -95,6 +110,7 @@ def new_state(lang: str = "en") -> dict[str, Any]:
         "tco": None,
         "gpu_rows": None,
         "gpu_currency": None,
+        "shown": {},  # output -> fingerprint of what the browser shows (see fingerprint())
     }
 
 
@@ -169,7 +185,7 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
     L = Labels(lang)
     suffixes, max_mb = kb.limits()
 
-    with gr.Blocks(title="GPU Advisor · 选卡助手", analytics_enabled=False, fill_width=True) as demo:
+    with FastBlocks(title="GPU Advisor · 选卡助手", analytics_enabled=False, fill_width=True) as demo:
         state = gr.State(new_state(lang))
         session_settings = gr.State(None)  # a Settings chosen in this browser session (API key included)
 
@@ -416,37 +432,47 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
             st["turn"] += 1
             st["answer_lang"] = question_lang(message, st["lang"])
             history = [*(history or []), {"role": "user", "content": message}]
-            yield (history, "", st, *[gr.skip()] * n_tail)
             view = TurnView(history, st["lang"], st["turn"])
-            last = 0.0
+            rendered = False
+
+            def input_box() -> Any:
+                """Empty the message box with the turn's first render, then leave it alone (the user may be
+                typing the next question while a slow answer streams)."""
+                nonlocal rendered
+                first, rendered = not rendered, True
+                return "" if first else gr.skip()
+
             try:
                 active = chosen or ref.settings
-                for event in ref.get().stream_turn(
+                events = ref.get().stream_turn(
                     session_id(st, request), message, provider=active.provider, settings=active
-                ):
-                    view.apply(event)
-                    now = time.monotonic()
-                    # Text arrives a word at a time; re-rendering the chat per word is what makes a browser slow.
-                    if event.type in ("text", "final") and now - last < TEXT_REFRESH_S:
-                        continue
-                    last = now
-                    yield (view.messages, gr.skip(), st, *[gr.skip()] * n_tail)
+                )
+                # The user's message shows with the first render: at once for a quick (offline) turn's
+                # answer, after REFRESH_S at the latest for a slow one.
+                for batch in paced(events, REFRESH_S, rendered=False):
+                    for event in batch.events:
+                        view.apply(event)
+                    if not batch.last:  # the final view goes out below, with the panel and charts
+                        yield (view.messages, input_box(), st, *[gr.skip()] * n_tail)
             except Exception as exc:  # never a traceback in the chat
                 log.exception("chat turn failed")
                 view.apply(_Error(f"{type(exc).__name__}: {exc}"))
-                yield (view.messages, gr.skip(), st, *[gr.skip()] * (n_tail - 1), _turn_info(view, st))
+                yield (view.messages, input_box(), st, *[gr.skip()] * (n_tail - 1), _turn_info(view, st))
                 return
             try:
-                tail = _after_turn(view, st)
+                panel, plot_values = _after_turn(view, st)
             except Exception:  # the answer is in; a panel that cannot be drawn must not hide it
                 log.exception("updating the scenario panel and charts failed")
-                tail = [st, *[gr.skip()] * (n_tail - 1), _turn_info(view, st)]
-            skip_panel = [gr.skip()] * (1 + len(whatifs))  # scenario panel and what-if controls
-            yield (view.messages, gr.skip(), st, *skip_panel, *clear_plots(len(plots)), gr.skip())
-            yield (view.messages, gr.skip(), *tail)
+                yield (view.messages, input_box(), st, *[gr.skip()] * (n_tail - 1), _turn_info(view, st))
+                return
+            if not all(is_skip(v) for v in plot_values):
+                cleared = [gr.skip() if is_skip(v) else None for v in plot_values]
+                yield (view.messages, input_box(), st, *[gr.skip()] * len(panel), *cleared, gr.skip())
+            yield (view.messages, input_box(), st, *panel, *plot_values, _turn_info(view, st))
 
-        def _after_turn(view: TurnView, st: dict) -> list[Any]:
-            """State, scenario panel, what-if values and charts after a finished turn."""
+        def _after_turn(view: TurnView, st: dict) -> tuple[list[Any], list[Any]]:
+            """Update `st` after a finished turn; return the scenario panel + what-if values, and the charts
+            (`gr.skip()` for a chart the browser already shows: most follow-ups change one of four)."""
             lang = st["lang"]
             summary = view.final.scenario.summary() if view.final is not None else st["scenario"]
             st["scenario"] = summary
@@ -480,13 +506,9 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
                 effective.get("num_gpus"),
                 effective.get("mode"),
             ]
-            return [
-                st,
-                scenario_markdown(summary, st["assumptions"], lang, forms.scenario_names(summary)),
-                *[gr.update(value=v) for v in values],
-                *_plots(st),
-                _turn_info(view, st),
-            ]
+            # Plain values, not gr.update(): Gradio rebuilds a component for every update it is sent.
+            panel = [scenario_markdown(summary, st["assumptions"], lang, forms.scenario_names(summary)), *values]
+            return panel, _plots(st)
 
         def _turn_info(view: TurnView, st: dict) -> str:
             final = view.final
@@ -510,18 +532,41 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
             named = forms.gpu_capacity(summary.get("gpu"))
             return [named] if named else forms.reference_capacities(vram)
 
-        def _plots(st: dict) -> list[Any]:
+        def _plots(st: dict, force: bool = False) -> list[Any]:
+            """The four charts, each drawn only when its inputs changed since the browser last got it
+            (`force`: draw all, e.g. after a language switch). Fingerprints live in the session state."""
             lang = st["lang"]
-            mem = memory_chart(st["vram"], st["capacities"], lang) if st["vram"] else None
-            tco = tco_chart(st["tco"], lang) if st["tco"] else None
+            shown = st["shown"] = dict(st.get("shown") or {})
             currency = st["gpu_currency"] or ("CNY" if lang == "zh" else "USD")
-            gpus = forms.gpus_output(lang, st["gpu_rows"] or forms.catalog_rows(currency), currency)
-            return [
-                plot_update(mem, lang, "chart_memory", "chart_memory_empty"),
-                {**plot_update(tco, lang, "chart_tco"), "visible": tco is not None},
-                plot_update(gpus.charts["price"], lang, "chart_gpu_price"),
-                plot_update(gpus.charts["memory"], lang, "chart_gpu_memory"),
-            ]
+
+            def memory() -> list[Any]:
+                mem = memory_chart(st["vram"], st["capacities"], lang) if st["vram"] else None
+                return [plot_update(mem, lang, "chart_memory", "chart_memory_empty")]
+
+            def cost() -> list[Any]:
+                tco = tco_chart(st["tco"], lang) if st["tco"] else None
+                return [{**plot_update(tco, lang, "chart_tco"), "visible": tco is not None}]
+
+            def catalog() -> list[Any]:
+                gpus = forms.gpus_output(lang, st["gpu_rows"] or forms.catalog_rows(currency), currency)
+                return [
+                    plot_update(gpus.charts["price"], lang, "chart_gpu_price"),
+                    plot_update(gpus.charts["memory"], lang, "chart_gpu_memory"),
+                ]
+
+            out: list[Any] = []
+            for name, inputs, draw in (
+                ("plot_memory", (lang, st["vram"], st["capacities"]), memory),
+                ("plot_tco", (lang, st["tco"]), cost),
+                ("plot_gpus", (lang, currency, st["gpu_rows"]), catalog),
+            ):
+                key = fingerprint(inputs)
+                if not force and shown.get(name) == key:
+                    out += [gr.skip() for _ in range(2 if name == "plot_gpus" else 1)]
+                else:
+                    shown[name] = key
+                    out += draw()
+            return out
 
         chat_inputs = [msg, chatbot, state, session_settings]
         msg.submit(respond, chat_inputs, chat_outputs, api_name="chat")
@@ -578,7 +623,7 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
             return [
                 st,
                 scenario_markdown(st["scenario"], st["assumptions"], lang, forms.scenario_names(st["scenario"])),
-                *_plots(st),
+                *_plots(st, force=True),
                 *calc.relabel(lang),
                 *L.updates(lang),
             ]

@@ -1,0 +1,233 @@
+"""The Advisor in a child process, for the web app.
+
+A turn costs the Advisor ~50-70 ms of Python (LangGraph, the planner, the tools, retrieval) and the web
+server about as much again (Gradio's queue, diffs, event stream). In one process both hold the same
+interpreter lock, so under load they take turns on one core however many the machine has; with the
+Advisor in its own process they run side by side, and a busy Advisor never stalls the page.
+
+`AdvisorProcess` has the Advisor's interface (`stream_turn`, `reset`), so the app cannot tell them
+apart. Requests and events cross a pipe (pickled in memory; an API key in a session's settings is
+never written anywhere). Every session lives in the one child, so conversations keep their history.
+If the child dies, the turns in flight end with a message, and the next turn starts a fresh child
+(the conversations it held are gone, which the message says).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import itertools
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from assistant.events import Event
+from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
+
+TURN_TIMEOUT_S = 600.0  # a turn silent for this long is abandoned (providers have their own, shorter timeouts)
+START_TIMEOUT_S = 120.0
+_END, _EVENT, _RAISE, _READY = "end", "event", "raise", "ready"
+
+
+class WorkerError(RuntimeError):
+    """The assistant process failed or stopped; the message says what the user can do."""
+
+
+def _factory(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
+    """The child: one Advisor, turns run on a thread pool, every message back over `conn`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the parent; the child ends when the pipe closes
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    advisor = _factory(factory)(settings)
+    send_lock = threading.Lock()
+
+    def send(*message: Any) -> None:
+        with send_lock:
+            conn.send(message)
+
+    def warm() -> None:  # the embedding model and the guides, so the first answer is quick
+        try:
+            from knowledge.retrieval import get_retriever
+
+            get_retriever().refresh()
+        except Exception as exc:  # the chat reports knowledge errors when it needs the store
+            log.warning("knowledge base not ready: %s", exc)
+
+    def run(rid: int, method: str, args: tuple) -> None:
+        try:
+            if method == "stream_turn":
+                for event in advisor.stream_turn(*args):
+                    send(_EVENT, rid, event)
+            else:
+                getattr(advisor, method)(*args)
+            send(_END, rid, None)
+        except BaseException as exc:  # reported to the caller, whose UI turns it into a message
+            log.exception("%s failed in the assistant process", method)
+            with contextlib.suppress(OSError, ValueError):
+                send(_RAISE, rid, f"{type(exc).__name__}: {exc}")
+
+    if factory == DEFAULT_FACTORY:
+        threading.Thread(target=warm, name="warm-knowledge", daemon=True).start()
+    send(_READY, 0, os.getpid())
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="turn") as pool:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):  # the parent is gone
+                break
+            if message is None:
+                break
+            rid, method, args = message
+            pool.submit(run, rid, method, args)
+
+
+DEFAULT_FACTORY = "assistant.advisor:Advisor"
+
+
+class AdvisorProcess:
+    """Runs an Advisor (or `factory(settings)`, "module:callable") in a child process."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        factory: str = DEFAULT_FACTORY,
+        threads: int = 16,
+        turn_timeout_s: float = TURN_TIMEOUT_S,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.factory = factory
+        self.threads = threads
+        self.turn_timeout_s = turn_timeout_s
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._inbox: dict[int, queue.SimpleQueue] = {}
+        self._proc: Any = None
+        self._conn: Any = None
+        self.restarts = -1  # becomes 0 with the first start
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> AdvisorProcess:
+        """Start the child if it is not running (the first turn does this too)."""
+        with self._lock:
+            if self._proc is not None and self._proc.is_alive():
+                return self
+            # spawn, not fork: the parent runs threads (and may hold torch), which a fork copies half-way.
+            ctx = multiprocessing.get_context("spawn")
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(
+                target=_serve,
+                args=(child, self.settings, self.factory, self.threads),
+                name="gpu-advisor-assistant",
+                daemon=True,
+            )
+            proc.start()
+            child.close()
+            if not parent.poll(START_TIMEOUT_S):
+                proc.kill()
+                raise WorkerError(f"the assistant process did not start within {START_TIMEOUT_S:g} s")
+            try:
+                kind, _, _ = parent.recv()
+            except EOFError:
+                proc.join(5)
+                raise WorkerError(f"the assistant process exited at start (exit code {proc.exitcode})") from None
+            if kind != _READY:
+                raise WorkerError(f"the assistant process sent {kind!r} instead of starting")
+            self._proc, self._conn = proc, parent
+            self.restarts += 1
+            threading.Thread(target=self._read, args=(proc, parent), name="assistant-reader", daemon=True).start()
+            return self
+
+    def close(self) -> None:
+        with self._lock:
+            proc, conn, self._proc, self._conn = self._proc, self._conn, None, None
+        if conn is not None:
+            try:
+                with self._send_lock:
+                    conn.send(None)
+            except (OSError, ValueError):
+                pass
+        if proc is not None:
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def _read(self, proc: Any, conn: Any) -> None:
+        """Route the child's messages to the waiting calls; when it dies, end every call in flight."""
+        while True:
+            try:
+                kind, rid, payload = conn.recv()
+            except (EOFError, OSError):
+                break
+            box = self._inbox.get(rid)
+            if box is not None:
+                box.put((kind, payload))
+        proc.join(5)
+        reason = (
+            f"the assistant process stopped (exit code {proc.exitcode}) — ask again: it restarts by itself, "
+            "without the conversations it held"
+        )
+        with self._lock:
+            if self._proc is proc:
+                self._proc, self._conn = None, None
+            waiting = list(self._inbox.values())
+        for box in waiting:
+            box.put((_RAISE, reason))
+
+    def _call(self, method: str, args: tuple) -> Iterator[tuple[str, Any]]:
+        self.start()
+        rid = next(self._ids)
+        box: queue.SimpleQueue = queue.SimpleQueue()
+        self._inbox[rid] = box
+        try:
+            with self._lock:
+                conn = self._conn
+            if conn is None:
+                raise WorkerError("the assistant process is not running")
+            try:
+                with self._send_lock:
+                    conn.send((rid, method, args))
+            except (OSError, ValueError) as exc:
+                raise WorkerError(f"the assistant process is not reachable ({exc})") from exc
+            while True:
+                try:
+                    kind, payload = box.get(timeout=self.turn_timeout_s)
+                except queue.Empty:
+                    raise WorkerError(f"no answer from the assistant within {self.turn_timeout_s:g} s") from None
+                if kind == _END:
+                    return
+                if kind == _RAISE:
+                    raise WorkerError(str(payload))
+                yield kind, payload
+        finally:
+            self._inbox.pop(rid, None)  # a turn abandoned by its caller: later messages are dropped
+
+    # ---- the Advisor's interface -----------------------------------------------------------------
+    def stream_turn(
+        self, session_id: str, text: str, provider: str | None = None, settings: Settings | None = None
+    ) -> Iterator[Event]:
+        """The Advisor's events for one turn; WorkerError (a message for the user) if the process fails."""
+        for _, event in self._call("stream_turn", (session_id, text, provider, settings)):
+            yield event
+
+    def reset(self, session_id: str) -> None:
+        for _ in self._call("reset", (session_id,)):
+            pass

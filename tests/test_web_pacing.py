@@ -1,0 +1,125 @@
+"""The chat's render pacing (assistant/web/pacing.py) and the cheap gr.skip() (assistant/web/fast_blocks.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import gradio as gr
+import pandas as pd
+import pytest
+from gradio.state_holder import SessionState
+
+from assistant.web.fast_blocks import FastBlocks
+from assistant.web.pacing import paced
+
+
+def test_a_fast_turn_is_one_final_batch() -> None:
+    batches = list(paced(iter(range(500)), interval_s=60))
+    assert [b.last for b in batches] == [True]
+    assert batches[0].events == list(range(500))
+
+
+def test_a_pending_event_is_rendered_without_waiting_for_the_next_one() -> None:
+    """An LLM that calls a tool and then thinks: the tool bubble must show before the turn goes on."""
+    gate = threading.Event()
+
+    def events() -> Iterator[str]:
+        yield "tool call"
+        assert gate.wait(30), "the consumer never saw the first event"
+        yield "answer"
+
+    seen = []
+    for batch in paced(events(), interval_s=0.01):
+        seen.append((list(batch.events), batch.last))
+        gate.set()  # only now may the stream go on
+    assert seen[0] == (["tool call"], False)
+    assert seen[-1][1] is True
+    assert [e for events, _ in seen for e in events] == ["tool call", "answer"]
+
+
+def test_events_before_a_failure_arrive_then_the_error_is_raised() -> None:
+    def events() -> Iterator[str]:
+        yield "tool call"
+        raise ConnectionError("the LLM went away")
+
+    got = []
+    with pytest.raises(ConnectionError, match="went away"):
+        for batch in paced(events(), interval_s=60):
+            got += batch.events
+    assert got == ["tool call"]
+
+
+@pytest.fixture(scope="module")
+def outputs_app() -> tuple[FastBlocks, object]:
+    with FastBlocks() as demo:
+        text = gr.Textbox()
+        state = gr.State({"turn": 0})
+        choice = gr.Dropdown(choices=["bf16", "int4"], value="bf16")
+        plot = gr.BarPlot(x="gpu", y="gib")
+        note = gr.Markdown()
+        button = gr.Button()
+        button.click(lambda: None, None, [text, state, choice, plot, note], api_name="go")
+    fn = next(f for f in demo.fns.values() if f.api_name == "go")
+    return demo, fn
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame({"gpu": ["RTX 4090", "H100"], "gib": [24.0, 80.0]})
+
+
+# Built afresh for every call: Gradio consumes the update dicts it is given.
+CASES = {
+    "mixed": lambda: ["hello", {"turn": 1}, gr.skip(), frame(), gr.skip()],
+    "one kept": lambda: [gr.skip(), gr.skip(), gr.skip(), gr.skip(), "**done**"],
+    "all skipped": lambda: [gr.skip() for _ in range(5)],
+    "updates and skips": lambda: [
+        gr.skip(),
+        gr.skip(),
+        gr.update(value="int4"),
+        None,
+        gr.update(value="x", visible=False),
+    ],
+    "nothing skipped": lambda: ["a", {"turn": 2}, "int4", frame(), "b"],
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fast_blocks_output_is_exactly_what_gradio_sends(outputs_app: tuple, case: str) -> None:
+    demo, fn = outputs_app
+    ours = asyncio.run(demo.postprocess_data(fn, CASES[case](), SessionState(demo)))
+    theirs = asyncio.run(gr.Blocks.postprocess_data(demo, fn, CASES[case](), SessionState(demo)))
+    assert ours == theirs
+
+
+def test_fast_blocks_keeps_the_session_values_gradio_keeps(outputs_app: tuple) -> None:
+    demo, fn = outputs_app
+    ours, theirs = SessionState(demo), SessionState(demo)
+    asyncio.run(demo.postprocess_data(fn, CASES["mixed"](), ours))
+    asyncio.run(gr.Blocks.postprocess_data(demo, fn, CASES["mixed"](), theirs))
+    state_id = fn.outputs[1]._id
+    assert ours[state_id] == theirs[state_id] == {"turn": 1}
+    for block in fn.outputs:
+        assert ours.config_values.get(block._id) == theirs.config_values.get(block._id)
+
+
+def test_a_quiet_turn_still_shows_the_users_message_first() -> None:
+    """rendered=False: nothing drawn yet; a slow first event must not keep the user's message off screen."""
+    gate = threading.Event()
+
+    def events() -> Iterator[str]:
+        assert gate.wait(30), "the consumer was never given a chance to draw the user's message"
+        yield "answer"
+
+    batches = []
+    for batch in paced(events(), interval_s=0.01, rendered=False):
+        batches.append((list(batch.events), batch.last))
+        gate.set()
+    assert batches[0] == ([], False)
+    assert batches[-1][1] is True and [e for events, _ in batches for e in events] == ["answer"]
+
+
+def test_a_quick_unrendered_turn_is_drawn_once_complete() -> None:
+    batches = list(paced(iter(["call", "result", "answer"]), interval_s=60, rendered=False))
+    assert [(b.events, b.last) for b in batches] == [(["call", "result", "answer"], True)]
