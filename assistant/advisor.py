@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import threading
 import time
@@ -32,6 +33,7 @@ from assistant.planner.compose import citations_from
 from assistant.scenario import Scenario, scenario_from_messages
 from assistant.settings import Settings
 
+log = logging.getLogger(__name__)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 MAX_MESSAGE_CHARS = 8000
 MAX_AGENTS = 16
@@ -155,6 +157,22 @@ class Advisor:
             if m.type == "human" or (m.type == "ai" and not getattr(m, "tool_calls", None) and m.content):
                 out.append(("user" if m.type == "human" else "assistant", str(m.content)))
         return out
+
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for: the knowledge base (embedding model,
+        guides), the data files behind the calculators and the agent, by answering one question offline
+        in a private session."""
+        from knowledge.retrieval import get_retriever
+
+        try:
+            get_retriever().refresh()
+        except Exception as exc:  # the chat reports knowledge errors when it needs the store
+            log.warning("knowledge base not ready: %s", exc)
+        session = f"__warm-up-{id(self)}"
+        try:
+            self.ask(session, "How much memory to QLoRA fine-tune Qwen2.5-7B on an RTX 4090?", provider="offline")
+        finally:
+            self.reset(session)
 
     def reset(self, session_id: str) -> None:
         self.checkpointer.delete_thread(session_id)

@@ -58,13 +58,11 @@ def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
         with send_lock:
             conn.send(message)
 
-    def warm() -> None:  # the embedding model and the guides, so the first answer is quick
+    def warm() -> None:  # so the first user's answer does not wait for models and data to load
         try:
-            from knowledge.retrieval import get_retriever
-
-            get_retriever().refresh()
-        except Exception as exc:  # the chat reports knowledge errors when it needs the store
-            log.warning("knowledge base not ready: %s", exc)
+            advisor.warm_up()
+        except Exception as exc:  # a real turn reports whatever is wrong
+            log.warning("warming up the assistant failed: %s", exc)
 
     def run(rid: int, method: str, args: tuple) -> None:
         try:
@@ -79,7 +77,7 @@ def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
             with contextlib.suppress(OSError, ValueError):
                 send(_RAISE, rid, f"{type(exc).__name__}: {exc}")
 
-    if factory == DEFAULT_FACTORY:
+    if hasattr(advisor, "warm_up"):
         threading.Thread(target=warm, name="warm-knowledge", daemon=True).start()
     send(_READY, 0, os.getpid())
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="turn") as pool:

@@ -173,16 +173,23 @@ _MODELS = [
 ]  # fmt: skip
 
 
-def _conversation(i: int, name: str) -> list[tuple[str, str]]:
-    """(message, a line the scenario panel must show afterwards) x 3, alternating languages by session."""
+def _conversation(i: int, name: str, variant: int = 0) -> list[tuple[str, str]]:
+    """(message, a line the scenario panel must show afterwards) x 3, alternating languages by session.
+    Each `variant` words the first question differently, so no run reuses another's cached query."""
     if i % 2:
+        first = ["{} QLoRA 微调需要多少显存？", "用 QLoRA 微调 {} 要多大显存？", "{} 做 QLoRA 微调，显存要多少？"]
         return [
-            (f"{name} QLoRA 微调需要多少显存？", "**: QLoRA\n"),
+            (first[variant % len(first)].format(name), "**: QLoRA\n"),
             ("如果换成 LoRA 呢？", "**: LoRA\n"),
             ("那用两张卡呢", "**: 2\n"),
         ]
+    first = [
+        "How much memory to QLoRA fine-tune {}?",
+        "What VRAM does a QLoRA fine-tune of {} need?",
+        "QLoRA fine-tuning {}: how much GPU memory?",
+    ]
     return [
-        (f"How much memory to QLoRA fine-tune {name}?", "**: QLoRA\n"),
+        (first[variant % len(first)].format(name), "**: QLoRA\n"),
         ("what if I use LoRA instead?", "**: LoRA\n"),
         ("and with two GPUs?", "**: 2\n"),
     ]
@@ -243,12 +250,17 @@ def _tree_cpu_s(pid: int) -> dict[str, float | None]:
     return {"server": _proc_cpu_s(pid), "children": sum(kids) if kids else 0.0}
 
 
+# How long a simulated user waits between turns in the paced run (seeded per session). Far shorter than
+# reading an answer takes, so this is still a heavy load; the burst run (no wait) is the stress figure.
+THINK_S = (1.0, 3.0)
+
+
 def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s: float = 120) -> dict:
-    """A bounded load test: `gpu-advisor chat` on a loopback port, `sessions` concurrent sessions started
-    together, each a `turns`-turn conversation with no pause between turns, whose scenario panel must
-    show its own model (session isolation). Sessions speak Gradio's queue protocol (evals/gradio_sse.py)."""
+    """A bounded load test: `gpu-advisor chat` on a loopback port, `sessions` concurrent sessions, each a
+    `turns`-turn conversation whose scenario panel must show its own model (session isolation). Run twice
+    against one server: "paced" (users wait THINK_S between turns) and "burst" (all sessions start
+    together and never wait). Sessions speak Gradio's queue protocol (evals/gradio_sse.py)."""
     from evals.gradio_sse import GradioSession
-    from tools.models import resolve_model
 
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
     port = _free_port()
@@ -268,87 +280,16 @@ def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s
             warm.call("/chat", "What is NVLink?", [])  # the app loads its embedding model once
             config = warm.config
         startup_s = time.perf_counter() - start
-
-        sessions = min(sessions, len(_MODELS))  # one distinct model per session, so isolation is checkable
-        names = [resolve_model(m)[0].name for m in _MODELS[:sessions]]
-        latencies: list[float] = []
-        by_turn: dict[int, list[float]] = {}  # the first turn of every session arrives in one burst
-        advisor_ms: list[float] = []  # the Advisor's own share of each turn, as the app reports it
-        errors: list[str] = []
-        isolated = [False] * sessions
-        lock = threading.Lock()
-        marks: dict[str, float | None] = {}
-
-        def all_open() -> None:  # runs once, when every session has loaded its page: the timed part starts
-            marks.update(wall=time.perf_counter(), client=time.process_time(), **_tree_cpu_s(proc.pid))
-
-        barrier = threading.Barrier(sessions, action=all_open)
-
-        def session(i: int) -> None:
-            name = names[i]
-            history: list = []
-            ok = True
-            with GradioSession(url, config=config, timeout_s=timeout_s) as client:
-                try:
-                    client.open()  # the page loads before the user types (not timed)
-                except Exception as exc:
-                    with lock:
-                        errors.append(f"session {i}: page load: {type(exc).__name__}: {str(exc)[:200]}")
-                with contextlib.suppress(threading.BrokenBarrierError):  # start together; a failed peer is not fatal
-                    barrier.wait(timeout=timeout_s)
-                for turn, (message, must_show) in enumerate(_conversation(i, name)[:turns], start=1):
-                    t0 = time.perf_counter()
-                    try:
-                        out = client.call("/chat", message, history)
-                    except Exception as exc:
-                        with lock:
-                            errors.append(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
-                        return
-                    elapsed = (time.perf_counter() - t0) * 1000
-                    history, scenario = out[0], str(out[2])
-                    inside = _TURN_SECONDS.search(str(out[-1]))  # the turn line: "#2 · offline · 0.07 s · ..."
-                    others = [n for n in names[:sessions] if n != name and f"**: {n}\n" in scenario]
-                    ok = ok and f"**: {name}\n" in scenario and must_show in scenario and not others
-                    with lock:
-                        latencies.append(elapsed)
-                        by_turn.setdefault(turn, []).append(elapsed)
-                        if inside:
-                            advisor_ms.append(float(inside.group(1)) * 1000)
-            isolated[i] = ok
-
-        threads = [threading.Thread(target=session, args=(i,), daemon=True) for i in range(sessions)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout_s)
-        wall_s = time.perf_counter() - (marks.get("wall") or time.perf_counter())
-        after, client_cpu1 = _tree_cpu_s(proc.pid), time.process_time()
-        done = len(latencies) or 1
-
-        def per_turn_ms(key: str) -> float | None:
-            a, b = marks.get(key), after.get(key)
-            return round((b - a) * 1000 / done, 1) if a is not None and b is not None else None
-
+        paced = _load_run(url, config, proc.pid, sessions, turns, THINK_S, timeout_s, seed=1)
+        burst = _load_run(url, config, proc.pid, sessions, turns, (0.0, 0.0), timeout_s, seed=2)
         return {
-            "sessions": sessions,
-            "turns_per_session": turns,
-            "think_time_s": 0.0,
-            "turns_completed": len(latencies),
-            "errors": len(errors),
-            "error_samples": errors[:5],
-            "sessions_isolated": sum(isolated),
-            "throughput_turns_per_s": round(len(latencies) / wall_s, 2) if wall_s else None,
-            "wall_s": round(wall_s, 2),
+            **paced,
             "startup_s": round(startup_s, 1),
-            **(_percentiles(latencies) if latencies else {}),
-            "target_p95_ms": 2000.0,
-            "by_turn": {str(k): _percentiles(v) for k, v in sorted(by_turn.items())},
-            "advisor_share": _percentiles(advisor_ms) if advisor_ms else None,
-            "web_cpu_ms_per_turn": per_turn_ms("server"),
-            "assistant_process_cpu_ms_per_turn": per_turn_ms("children"),
-            "client_cpu_ms_per_turn": round((client_cpu1 - (marks.get("client") or 0.0)) * 1000 / done, 1),
-            "cpus": os.cpu_count(),
+            "burst": burst,
             "app_peak_rss_mib": _proc_peak_rss_mib(proc.pid),
+            "assistant_process_peak_rss_mib": max(
+                (r for r in (_proc_peak_rss_mib(k) for k in _children(proc.pid)) if r is not None), default=None
+            ),
         }
     finally:
         proc.terminate()
@@ -356,6 +297,106 @@ def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _load_run(
+    url: str,
+    config: dict,
+    pid: int,
+    sessions: int,
+    turns: int,
+    think_s: tuple[float, float],
+    timeout_s: float,
+    seed: int,
+) -> dict:
+    """`sessions` sessions open the page, wait for each other, then hold their conversations at once."""
+    import random
+
+    from evals.gradio_sse import GradioSession
+    from tools.models import resolve_model
+
+    sessions = min(sessions, len(_MODELS))  # one distinct model per session, so isolation is checkable
+    names = [resolve_model(m)[0].name for m in _MODELS[:sessions]]
+    latencies: list[float] = []
+    by_turn: dict[int, list[float]] = {}  # in the burst, every session's first turn arrives at once
+    advisor_ms: list[float] = []  # the Advisor's own share of each turn, as the app reports it
+    errors: list[str] = []
+    isolated = [False] * sessions
+    lock = threading.Lock()
+    marks: dict[str, float | None] = {}
+
+    def all_open() -> None:  # runs once, when every session has loaded its page: the timed part starts
+        marks.update(wall=time.perf_counter(), client=time.process_time(), **_tree_cpu_s(pid))
+
+    barrier = threading.Barrier(sessions, action=all_open)
+
+    def session(i: int) -> None:
+        name = names[i]
+        pause = random.Random(seed * 1000 + i)
+        history: list = []
+        ok = True
+        with GradioSession(url, config=config, timeout_s=timeout_s) as client:
+            try:
+                client.open()  # the page loads before the user types (not timed)
+            except Exception as exc:
+                with lock:
+                    errors.append(f"session {i}: page load: {type(exc).__name__}: {str(exc)[:200]}")
+            with contextlib.suppress(threading.BrokenBarrierError):  # start together; a failed peer is not fatal
+                barrier.wait(timeout=timeout_s)
+            for turn, (message, must_show) in enumerate(_conversation(i, name, seed)[:turns], start=1):
+                if think_s[1] > 0:  # paced: users arrive spread over one think time, then think between turns
+                    time.sleep(pause.uniform(0.0 if turn == 1 else think_s[0], think_s[1]))
+                t0 = time.perf_counter()
+                try:
+                    out = client.call("/chat", message, history)
+                except Exception as exc:
+                    with lock:
+                        errors.append(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
+                    return
+                elapsed = (time.perf_counter() - t0) * 1000
+                history, scenario = out[0], str(out[2])
+                inside = _TURN_SECONDS.search(str(out[-1]))  # the turn line: "#2 · offline · 0.07 s · ..."
+                others = [n for n in names if n != name and f"**: {n}\n" in scenario]
+                ok = ok and f"**: {name}\n" in scenario and must_show in scenario and not others
+                with lock:
+                    latencies.append(elapsed)
+                    by_turn.setdefault(turn, []).append(elapsed)
+                    if inside:
+                        advisor_ms.append(float(inside.group(1)) * 1000)
+        isolated[i] = ok
+
+    threads = [threading.Thread(target=session, args=(i,), daemon=True) for i in range(sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout_s * turns)
+    wall_s = time.perf_counter() - (marks.get("wall") or time.perf_counter())
+    after, client_cpu = _tree_cpu_s(pid), time.process_time()
+    done = len(latencies) or 1
+
+    def per_turn_ms(key: str) -> float | None:
+        a, b = marks.get(key), after.get(key)
+        return round((b - a) * 1000 / done, 1) if a is not None and b is not None else None
+
+    return {
+        "sessions": sessions,
+        "turns_per_session": turns,
+        "think_time_s": list(think_s),
+        "turns_completed": len(latencies),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+        "sessions_isolated": sum(isolated),
+        "throughput_turns_per_s": round(len(latencies) / wall_s, 2) if wall_s else None,
+        "wall_s": round(wall_s, 2),
+        **(_percentiles(latencies) if latencies else {}),
+        "target_p95_ms": 2000.0,
+        "by_turn": {str(k): _percentiles(v) for k, v in sorted(by_turn.items())},
+        "advisor_share": _percentiles(advisor_ms) if advisor_ms else None,
+        "web_cpu_ms_per_turn": per_turn_ms("server"),
+        "assistant_process_cpu_ms_per_turn": per_turn_ms("children"),
+        "client_cpu_ms_per_turn": round((client_cpu - (marks.get("client") or 0.0)) * 1000 / done, 1),
+        "cpus": os.cpu_count(),
+    }
 
 
 def _print_table(results: dict) -> None:
@@ -367,7 +408,9 @@ def _print_table(results: dict) -> None:
     if "chat" in results:
         rows.append(("chat turn (offline, warm)", results["chat"]))
     if results.get("web_load", {}).get("p50_ms") is not None:
-        rows.append(("web turn under load", {**results["web_load"], "target_p50_ms": "p95 2000"}))
+        rows.append(("web turn, 20 users paced", {**results["web_load"], "target_p50_ms": "p95 2000"}))
+        if results["web_load"].get("burst", {}).get("p50_ms") is not None:
+            rows.append(("web turn, 20 users burst", {**results["web_load"]["burst"], "target_p50_ms": "p95 2000"}))
     for name, row in rows:
         target = row.get("target_p50_ms")
         print(f"{name:28s} {row['p50_ms']:10.3f} {row['p95_ms']:10.3f} {target if target else '-':>10}")
@@ -383,15 +426,21 @@ def _print_table(results: dict) -> None:
         if "skipped" in w:
             print(f"web load: skipped ({w['skipped']})")
         else:
+            for label, run in (("paced", w), ("burst", w.get("burst") or {})):
+                if not run:
+                    continue
+                print(
+                    f"web load ({label}, think {run['think_time_s'][0]:g}-{run['think_time_s'][1]:g} s): "
+                    f"{run['sessions']} sessions x {run['turns_per_session']} turns, {run['turns_completed']} done, "
+                    f"{run['errors']} errors, {run['sessions_isolated']}/{run['sessions']} isolated, "
+                    f"{run['throughput_turns_per_s']} turns/s, p95 {run.get('p95_ms', '-')} ms (target 2000); "
+                    f"CPU per turn: web {run['web_cpu_ms_per_turn']} ms, assistant process "
+                    f"{run['assistant_process_cpu_ms_per_turn']} ms, load client {run['client_cpu_ms_per_turn']} ms"
+                )
             print(
-                f"web load: {w['sessions']} sessions x {w['turns_per_session']} turns, {w['turns_completed']} done, "
-                f"{w['errors']} errors, {w['sessions_isolated']}/{w['sessions']} isolated, "
-                f"{w['throughput_turns_per_s']} turns/s, p95 {w.get('p95_ms', '-')} ms (target 2000), "
-                f"app peak RSS {w['app_peak_rss_mib']} MiB"
+                f"  peak RSS: web server {w['app_peak_rss_mib']} MiB, "
+                f"assistant process {w.get('assistant_process_peak_rss_mib')} MiB"
             )
-            if w.get("advisor_share"):
-                share = w["advisor_share"]
-                print(f"  the Advisor's own part of a turn: p50 {share['p50_ms']:.0f} ms, p95 {share['p95_ms']:.0f} ms")
     print(f"peak RSS of the bench process: {results['peak_rss_mib']} MiB")
 
 

@@ -73,18 +73,19 @@ def theme_kwargs() -> dict[str, Any]:
     return {"css": CSS, "js": JS}
 
 
-def warm_knowledge() -> None:
-    """Ingest the bundled guides and load the embedding model in the background, so the first answer is quick."""
+def warm_up_in_background(advisor: Any) -> None:
+    """Start (and warm up) the assistant while the page comes up, so the first answer is quick."""
 
     def run() -> None:
         try:
-            from knowledge.retrieval import get_retriever
+            if hasattr(advisor, "start"):
+                advisor.start()  # the assistant process warms itself up
+            else:
+                advisor.warm_up()
+        except Exception as exc:  # the first turn retries and reports the reason in the chat
+            log.warning("the assistant is not ready: %s", exc)
 
-            get_retriever().refresh()
-        except Exception as exc:  # the chat reports knowledge errors when it needs the store
-            log.warning("knowledge base not ready: %s", exc)
-
-    threading.Thread(target=run, name="warm-knowledge", daemon=True).start()
+    threading.Thread(target=run, name="warm-up", daemon=True).start()
 
 
 def serve(
@@ -100,30 +101,21 @@ def serve(
     The assistant runs in a child process (assistant/worker.py) unless `in_process`: the web server and
     the assistant then use two cores instead of sharing one interpreter lock."""
     kwargs = launch_kwargs(host, port, auth, share)
-    advisor = None
     if in_process:
-        warm_knowledge()
+        from assistant.advisor import Advisor
+
+        advisor: Any = Advisor(settings)
     else:
         from assistant.worker import AdvisorProcess
 
         advisor = AdvisorProcess(settings)
-        start_in_background(advisor)  # it loads the embedding model and the guides while the page comes up
+    warm_up_in_background(advisor)
     demo = build_app(advisor=advisor, settings=settings)
     try:
         demo.launch(**kwargs, **theme_kwargs())
     finally:
-        if advisor is not None:
+        if hasattr(advisor, "close"):
             advisor.close()
-
-
-def start_in_background(advisor: Any) -> None:
-    def run() -> None:
-        try:
-            advisor.start()
-        except Exception as exc:  # the first turn retries and reports the reason in the chat
-            log.warning("the assistant process did not start: %s", exc)
-
-    threading.Thread(target=run, name="start-assistant", daemon=True).start()
 
 
 __all__ = ["build_app", "launch_kwargs", "parse_auth", "serve"]
