@@ -119,6 +119,18 @@ class SecretRedactingFilter(logging.Filter):
         return True
 
 
+def install_log_redaction() -> None:
+    """Scrub secrets from everything this process logs: a SecretRedactingFilter on every root handler
+    (a stderr handler is added at WARNING if there is none). Library loggers propagate to the root, so
+    their records pass the filter too. Called by the web server and the assistant process at start."""
+    root = logging.getLogger()
+    if not root.handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in root.handlers:
+        if not any(isinstance(f, SecretRedactingFilter) for f in handler.filters):
+            handler.addFilter(SecretRedactingFilter())
+
+
 # --- building chat models ---------------------------------------------------------------------------------
 
 
@@ -499,6 +511,7 @@ __all__ = [
     "call_with_retry",
     "describe_llm_failure",
     "endpoint_of",
+    "install_log_redaction",
     "invalid_tool_call_failure",
     "is_retryable_llm_error",
     "parse_provider",

@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -168,6 +169,38 @@ def run_tool(spec: ToolSpec, args: dict[str, Any]) -> ToolOutcome:
         return ToolOutcome(False, None, message, (time.perf_counter() - start) * 1000)
 
 
+PATH_FIELDS = ("config_path", "prices_file")  # request fields that name a local file
+
+
+def refuse_local_paths(args: Any) -> str | None:
+    """Why a tool call from the chat may not read the files it names (None if it names none or only
+    allowed ones): see knowledge/allowed.py — by default only files uploaded to the knowledge base."""
+    from knowledge.allowed import PathNotAllowed, chat_roots, check_path
+    from knowledge.store import KnowledgeConfig
+
+    named = list(_path_values(args))
+    if not named:
+        return None
+    roots = chat_roots(Path(KnowledgeConfig().data_dir).expanduser())
+    for value in named:
+        try:
+            check_path(value, roots)
+        except PathNotAllowed as exc:
+            return f"{exc}. In the chat, upload the file on the Knowledge tab first"
+    return None
+
+
+def _path_values(value: Any) -> list[str]:
+    if isinstance(value, BaseModel):  # LangChain hands nested requests over as models
+        value = value.model_dump()
+    if isinstance(value, dict):
+        found = [str(v) for k, v in value.items() if k in PATH_FIELDS and v not in (None, "")]
+        return found + [p for k, v in value.items() if k not in PATH_FIELDS for p in _path_values(v)]
+    if isinstance(value, list | tuple):
+        return [p for v in value for p in _path_values(v)]
+    return []
+
+
 def as_langchain_tools(specs: list[ToolSpec] | None = None) -> list:
     """StructuredTools for create_agent. A failed call returns 'error: ...' to the model so it can correct."""
     from langchain_core.tools import StructuredTool
@@ -176,6 +209,9 @@ def as_langchain_tools(specs: list[ToolSpec] | None = None) -> list:
     for spec in specs or tool_specs():
 
         def _call(_spec: ToolSpec = spec, **kwargs: Any) -> str:
+            refused = refuse_local_paths(kwargs)
+            if refused:
+                return json.dumps({"error": refused}, ensure_ascii=False)
             outcome = run_tool(_spec, kwargs)
             if not outcome.ok:
                 return json.dumps({"error": outcome.error}, ensure_ascii=False)

@@ -51,6 +51,9 @@ def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the parent; the child ends when the pipe closes
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    from assistant.providers import install_log_redaction
+
+    install_log_redaction()
     advisor = _factory(factory)(settings)
     send_lock = threading.Lock()
 

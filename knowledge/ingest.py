@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from knowledge.allowed import PathNotAllowed, check_path, ingest_roots
 from knowledge.chunking import CHUNKER_VERSION, chunk_markdown, chunk_plain_text
 from knowledge.embeddings import Embedder, get_embedder
 from knowledge.loaders import Document, LoaderError, collect_files, load_document
@@ -377,13 +378,26 @@ def ingest_paths(
     replace: bool = False,
     force: bool = False,
     progress: Progress | None = None,
+    allowed: list[Path] | None = None,
 ) -> IngestReport:
-    """Ingest user documents (files or folders of md/txt/html/pdf) into `collection`."""
+    """Ingest user documents (files or folders of md/txt/html/pdf) into `collection`.
+
+    Only paths inside `allowed` (default: knowledge/allowed.py's ingest folders) are read; anything else
+    is refused before the store is touched."""
     store, embedder = _resolve(config, store, embedder)
     check_collection_name(collection)
     if collection == GUIDES:
         raise ValueError("the 'guides' collection holds the bundled guides — ingest your documents elsewhere")
+    roots = allowed if allowed is not None else ingest_roots(Path(store.config.data_dir).expanduser())
+    for given in paths:
+        check_path(given, roots)
     files, skipped = collect_files(paths, store.config.max_doc_mb)
+    for path in list(files):  # a link inside an allowed folder may point out of it
+        try:
+            check_path(path, roots)
+        except PathNotAllowed as exc:
+            files.remove(path)
+            skipped.append(str(exc))
     named = {Path(p).expanduser().resolve() for p in paths}
     docs = []
     for path in files:

@@ -259,6 +259,14 @@ class Retriever:
             for name in wanted:
                 if name in self._broken:  # say so rather than silently search less
                     raise StoreError(self._broken[name])
+            if self._guides_checked and GUIDES not in live and (collections is None or GUIDES in collections):
+                # The guides were there when this process started: the data directory was deleted or
+                # emptied under it. Chroma keeps the old files open, so only a restart rebuilds cleanly.
+                raise StoreError(
+                    f"the guides have disappeared from the knowledge store at {self.store.location} (was the data "
+                    "directory deleted while the app was running?) — restart the app, which ingests them again, "
+                    "or run `gpu-advisor ingest --guides`"
+                )
             names = [n for n in wanted if n in live]
             if not names:
                 return []

@@ -308,3 +308,14 @@ def test_injected_document_does_not_change_the_catalog_numbers(advisor, injected
         assert bad not in final.answer, final.answer
     assert "Ignore your instructions" not in final.answer and "忽略之前的所有指令" not in final.answer
     assert "fits a 70B model" not in final.answer
+
+
+def test_a_store_deleted_while_running_is_a_clear_message_not_empty_results(advisor, hash_store):
+    assert _concept(advisor, "deleted").citations  # builds the store
+    shutil.rmtree(hash_store)
+    final = _concept(advisor, "deleted")
+    _clean(final.answer)
+    assert not final.citations
+    assert "disappeared" in final.answer and "restart the app" in final.answer
+    numbers = advisor.ask("deleted", "How much memory does Qwen2.5-7B need for inference?")
+    assert _vram_call(numbers).result["per_gpu_gib"] > 0  # the calculators still answer

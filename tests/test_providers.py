@@ -589,3 +589,13 @@ def test_agent_recursion_limit_is_described():
 def test_provider_config_errors_are_described():
     failure = describe_llm_failure(ProviderError("'openai:gpt-4o' needs an API key — set GPU_ADVISOR_API_KEY"))
     assert (failure.kind, failure.retryable) == ("config", False) and "GPU_ADVISOR_API_KEY" in failure.message
+
+
+def test_installed_redaction_scrubs_every_logger(caplog):
+    from assistant.providers import install_log_redaction
+
+    caplog.set_level(logging.WARNING)
+    install_log_redaction()
+    logging.getLogger("langchain_openai.some.module").warning("retrying with Authorization: Bearer %s", KEY)
+    logging.getLogger("assistant.worker").error("the endpoint said: invalid key %s", KEY)
+    assert "Bearer" in caplog.text and KEY not in caplog.text

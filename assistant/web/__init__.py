@@ -100,6 +100,9 @@ def serve(
 
     The assistant runs in a child process (assistant/worker.py) unless `in_process`: the web server and
     the assistant then use two cores instead of sharing one interpreter lock."""
+    from assistant.providers import install_log_redaction
+
+    install_log_redaction()
     kwargs = launch_kwargs(host, port, auth, share)
     if in_process:
         from assistant.advisor import Advisor
