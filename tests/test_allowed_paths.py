@@ -73,12 +73,18 @@ def _store(tmp_path: Path) -> KnowledgeStore:
     return KnowledgeStore(KnowledgeConfig(data_dir=tmp_path / "data"))
 
 
-def test_ingest_refuses_a_path_outside_and_keeps_the_store(tmp_path: Path) -> None:
+def _folders(tmp_path: Path) -> tuple[Path, Path]:
+    """docs/ (allowed, one document) and elsewhere/ (not allowed, one document)."""
     docs, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
     docs.mkdir()
     elsewhere.mkdir()
     (docs / "a.md").write_text("# A\n\nThe RTX 4090 has 24 GB of GDDR6X.\n")
-    (elsewhere / "b.md").write_text("# B\n\nSomething else.\n")
+    (elsewhere / "secret.md").write_text("# Secret\n\nnot for the knowledge base\n")
+    return docs, elsewhere
+
+
+def test_ingest_refuses_a_path_outside_and_keeps_the_store(tmp_path: Path) -> None:
+    docs, elsewhere = _folders(tmp_path)
     store, embedder = _store(tmp_path), HashEmbedder()
     first = ingest_paths([docs], store=store, embedder=embedder, allowed=[docs])
     assert len(first.added) == 1
@@ -89,11 +95,7 @@ def test_ingest_refuses_a_path_outside_and_keeps_the_store(tmp_path: Path) -> No
 
 
 def test_a_link_out_of_an_ingested_folder_is_skipped_with_a_note(tmp_path: Path) -> None:
-    docs, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
-    docs.mkdir()
-    elsewhere.mkdir()
-    (docs / "a.md").write_text("# A\n\nThe RTX 4090 has 24 GB of GDDR6X.\n")
-    (elsewhere / "secret.md").write_text("# Secret\n\nnot for the knowledge base\n")
+    docs, elsewhere = _folders(tmp_path)
     (docs / "link.md").symlink_to(elsewhere / "secret.md")
     report = ingest_paths([docs], store=_store(tmp_path), embedder=HashEmbedder(), allowed=[docs])
     assert len(report.added) == 1 and any("outside" in note for note in report.skipped)

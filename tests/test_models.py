@@ -197,3 +197,27 @@ def test_generic_arch_rejects_nonsense():
         generic_arch(float("nan"))
     with pytest.raises(AdvisorError):
         generic_arch(-1)
+
+
+def test_param_counts_are_remembered_but_never_stale():
+    from tools.models import resolve_model
+
+    arch = resolve_model("qwen2.5-7b")[0]
+    base = arch.params
+    assert arch.param_groups() is not arch.param_groups()  # callers get their own copy to change
+    deeper = arch.model_copy(update={"num_layers": arch.num_layers * 2})
+    assert deeper.params > base and arch.params == base
+    wider = arch.model_copy()
+    wider.hidden_size = arch.hidden_size * 2
+    assert wider.params > base and arch.params == base
+    assert len(wider.linears()) == len(arch.linears())
+
+
+def test_the_fast_yaml_loader_reads_every_data_file_like_the_python_one():
+    import yaml
+
+    from tools._data import DATA_DIR, SafeLoader
+
+    for path in sorted(DATA_DIR.glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=SafeLoader) == yaml.safe_load(text), path.name

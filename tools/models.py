@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
 from tools._data import load_yaml
 from tools.errors import AdvisorError
@@ -90,6 +91,9 @@ class ModelArch(BaseModel):
     notes: str | None = None
     sources: list[str] = Field(default_factory=list)
     generic: bool = Field(default=False, description="True when the architecture was synthesized from a size")
+    # linears() and param_groups() are asked for thousands of times per recommendation: computed once
+    # per instance, forgotten when a field is set or the model is copied (a copy may have another shape).
+    _memo: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> ModelArch:
@@ -111,8 +115,28 @@ class ModelArch(BaseModel):
     def dense_layers(self) -> int:
         return self.num_layers - self.moe_layers
 
+    def _memoized(self, name: str, compute: Callable[[], Any]) -> Any:
+        memo = self.__pydantic_private__["_memo"]  # direct: pydantic's private-attribute lookup is slow
+        value = memo.get(name)
+        if value is None:
+            value = memo[name] = compute()
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in type(self).model_fields:
+            self._memo = {}  # the shape changed
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ModelArch:
+        copied = super().model_copy(update=update, deep=deep)
+        copied._memo = {}  # a copy may have another shape, and must not share this one's memo
+        return copied
+
     def linears(self) -> list[Linear]:
         """Every linear layer kind in the decoder with its copy count."""
+        return list(self._memoized("linears", self._linears))
+
+    def _linears(self) -> list[Linear]:
         h, n_layers, n_heads = self.hidden_size, self.num_layers, self.num_attention_heads
         out: list[Linear] = []
         if self.mla:
@@ -163,6 +187,9 @@ class ModelArch(BaseModel):
 
     def param_groups(self) -> dict[str, int]:
         """Parameter counts by tensor class, summed over layers (the basis for mixed quant formats)."""
+        return dict(self._memoized("param_groups", self._param_groups))
+
+    def _param_groups(self) -> dict[str, int]:
         groups: dict[str, int] = {}
         for lin in self.linears():
             key = f"{'ffn' if lin.kind in ('mlp', 'expert') else lin.kind}_{lin.name}"
