@@ -123,3 +123,15 @@ def test_a_quiet_turn_still_shows_the_users_message_first() -> None:
 def test_a_quick_unrendered_turn_is_drawn_once_complete() -> None:
     batches = list(paced(iter(["call", "result", "answer"]), interval_s=60, rendered=False))
     assert [(b.events, b.last) for b in batches] == [(["call", "result", "answer"], True)]
+
+
+def test_renders_thin_out_when_many_turns_run_at_once() -> None:
+    from assistant.web.pacing import Load
+
+    load = Load(base_s=0.15, per=4)
+    assert load.interval_s() == 0.15
+    with load, load, load, load:
+        assert load.interval_s() == 0.15  # up to `per` turns: the base rate
+        with load, load, load, load:
+            assert load.interval_s() == pytest.approx(0.30)
+    assert load.interval_s() == 0.15  # every turn that ended was counted out

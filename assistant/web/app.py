@@ -38,7 +38,7 @@ from assistant.web.chat import (
 )
 from assistant.web.fast_blocks import FastBlocks
 from assistant.web.i18n import LANG_NAMES, example_questions, lang_from_header, t
-from assistant.web.pacing import paced
+from assistant.web.pacing import Load, paced
 
 log = logging.getLogger(__name__)
 REFRESH_S = 0.15  # at most this often a streaming turn is re-sent to the browser (see pacing.py)
@@ -420,6 +420,8 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
         chat_outputs = [chatbot, msg, state, scenario_md, *whatifs, *plots, turn_info]
         n_tail = len(chat_outputs) - 3
 
+        load = Load(REFRESH_S)
+
         def respond(
             message: str, history: list, st: dict, chosen: Settings | None, request: gr.Request
         ) -> Iterator[tuple]:
@@ -449,11 +451,12 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
                 )
                 # The user's message shows with the first render: at once for a quick (offline) turn's
                 # answer, after REFRESH_S at the latest for a slow one.
-                for batch in paced(events, REFRESH_S, rendered=False):
-                    for event in batch.events:
-                        view.apply(event)
-                    if not batch.last:  # the final view goes out below, with the panel and charts
-                        yield (view.messages, input_box(), st, *[gr.skip()] * n_tail)
+                with load:
+                    for batch in paced(events, load.interval_s(), rendered=False):
+                        for event in batch.events:
+                            view.apply(event)
+                        if not batch.last:  # the final view goes out below, with the panel and charts
+                            yield (view.messages, input_box(), st, *[gr.skip()] * n_tail)
             except Exception as exc:  # never a traceback in the chat
                 log.exception("chat turn failed")
                 view.apply(_Error(f"{type(exc).__name__}: {exc}"))

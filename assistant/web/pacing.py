@@ -77,3 +77,26 @@ def paced(events: Iterator[T], interval_s: float, rendered: bool = True) -> Iter
         if time.monotonic() - last >= interval_s:
             yield Batch(pending, last=False)
             pending, last, rendered = [], time.monotonic(), True
+
+
+class Load:
+    """Turns in flight in this server, for pacing: with many at once every render competes for the same
+    CPU, so each turn renders less often (the final answer is never delayed, only intermediate frames)."""
+
+    def __init__(self, base_s: float, per: int = 4) -> None:
+        self.base_s, self.per = base_s, per
+        self._active = 0
+        self._lock = threading.Lock()
+
+    def interval_s(self) -> float:
+        with self._lock:
+            return self.base_s * max(1.0, self._active / self.per)
+
+    def __enter__(self) -> Load:
+        with self._lock:
+            self._active += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._active -= 1
