@@ -6,6 +6,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -15,7 +16,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import Field, PrivateAttr
 
 from assistant.planner.compose import compose
-from assistant.planner.parse import parse
+from assistant.planner.parse import ParsedQuery
+from assistant.planner.parse import parse as _parse_text
 from assistant.planner.plan import make_plan, merge, second_round
 from assistant.scenario import Scenario, scenario_from_messages
 
@@ -121,6 +123,17 @@ class OfflinePlanner(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
+
+
+@lru_cache(maxsize=512)
+def _parsed(text: str) -> ParsedQuery:
+    return _parse_text(text)
+
+
+def parse(text: str) -> ParsedQuery:
+    """The parser's reading of a message. Every step of a turn re-reads the conversation, so readings are
+    remembered; each caller gets its own copy to change."""
+    return _parsed(text).model_copy(deep=True)
 
 
 def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
