@@ -106,3 +106,18 @@ def test_a_child_that_cannot_start_says_why() -> None:
     worker = AdvisorProcess(OFFLINE, factory="fakes.worker_advisor:NoSuchAdvisor")
     with pytest.raises(WorkerError, match="exited at start"):
         worker.start()
+
+
+def test_the_assistant_process_opens_no_outbound_socket(knowledge_dir) -> None:
+    """The child runs the real Advisor (warm-up, planner, tools, retrieval) under the outbound guard."""
+    worker = AdvisorProcess(OFFLINE, factory="fakes.worker_advisor:GuardedAdvisor").start()
+    try:
+        events = list(worker.stream_turn("guarded", "Qwen2.5-7B QLoRA 微调需要多少显存？需要 NVLink 吗？"))
+        probe = list(worker.stream_turn("guarded", "probe the guard"))
+    finally:
+        worker.close()
+    assert "203.0.113.7" in probe[-1].delta  # the guard records in the child (so an empty list means something)
+    final = next(e for e in events if isinstance(e, FinalEvent))
+    assert {"estimate_vram", "search_guides"} <= {c.name for c in final.tool_calls}
+    assert final.citations and "GiB" in final.answer
+    assert events[-1] == TextEvent(delta="outbound attempts: []")

@@ -31,3 +31,34 @@ class SlowStartAdvisor(HangingAdvisor):
     def __init__(self, settings: Any) -> None:
         time.sleep(0.2)
         super().__init__(settings)
+
+
+class GuardedAdvisor:
+    """The real Advisor, in a child process where every non-loopback connection attempt is refused and
+    recorded; each turn ends with a text event listing the attempts (warm-up included)."""
+
+    def __init__(self, settings: Any) -> None:
+        from fakes.netguard import outbound_guard
+
+        self._guard = outbound_guard()
+        self.attempts = self._guard.__enter__()  # for the life of the child process
+        from assistant.advisor import Advisor
+
+        self.advisor = Advisor(settings)
+
+    def warm_up(self) -> None:
+        self.advisor.warm_up()
+
+    def stream_turn(self, session_id: str, text: str, *args: Any) -> Iterator[Any]:
+        if text == "probe the guard":  # proves the guard is live in this process
+            import contextlib
+            import socket
+
+            with socket.socket() as s, contextlib.suppress(OSError):
+                s.connect(("203.0.113.7", 443))  # TEST-NET-3: never routable
+        else:
+            yield from self.advisor.stream_turn(session_id, text, *args)
+        yield TextEvent(delta=f"outbound attempts: {self.attempts}")
+
+    def reset(self, session_id: str) -> None:
+        self.advisor.reset(session_id)
