@@ -83,16 +83,21 @@ def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
     if hasattr(advisor, "warm_up"):
         threading.Thread(target=warm, name="warm-knowledge", daemon=True).start()
     send(_READY, 0, os.getpid())
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="turn") as pool:
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):  # the parent is gone
-                break
-            if message is None:
-                break
-            rid, method, args = message
-            pool.submit(run, rid, method, args)
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="turn")
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            break
+        if message is None:
+            break
+        rid, method, args = message
+        pool.submit(run, rid, method, args)
+    # Nobody is left to read an answer: end now rather than wait for a turn that may be stuck on a slow
+    # LLM (an interrupted ingest leaves the previous store live: generations switch atomically).
+    pool.shutdown(wait=False, cancel_futures=True)
+    logging.shutdown()
+    os._exit(0)
 
 
 DEFAULT_FACTORY = "assistant.advisor:Advisor"

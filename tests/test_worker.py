@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +124,38 @@ def test_the_assistant_process_opens_no_outbound_socket(knowledge_dir) -> None:
     assert {"estimate_vram", "search_guides"} <= {c.name for c in final.tool_calls}
     assert final.citations and "GiB" in final.answer
     assert events[-1] == TextEvent(delta="outbound attempts: []")
+
+
+def test_the_child_ends_with_its_parent_even_with_a_turn_stuck() -> None:
+    """The web server killed with -9 while a turn hangs: its assistant process must not linger."""
+    tests_dir = Path(__file__).resolve().parent
+    code = (
+        "import time\n"
+        "from assistant.settings import settings_from\n"
+        "from assistant.worker import AdvisorProcess\n"
+        "w = AdvisorProcess(settings_from({'provider': 'offline'}), factory='fakes.worker_advisor:HangingAdvisor')\n"
+        "turn = w.start().stream_turn('s', 'how much memory?')\n"
+        "next(turn)\n"
+        "print(w.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests_dir), str(tests_dir.parent)])}
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        child = int(parent.stdout.readline())
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 30
+        while _running(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(child), "the assistant process outlived the web server"
+    finally:
+        parent.kill()
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"  # a zombie has ended; only its exit status waits to be collected
