@@ -19,7 +19,6 @@ import platform
 import re
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -205,12 +204,6 @@ def _conversation(i: int, name: str, variant: int = 0) -> list[tuple[str, str]]:
 _TURN_SECONDS = re.compile(r"· ([0-9.]+) s")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_http(url: str, proc: subprocess.Popen, timeout_s: float) -> None:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     deadline = time.monotonic() + timeout_s
@@ -270,7 +263,9 @@ def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s
     from evals.gradio_sse import GradioSession
 
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
-    port = _free_port()
+    from assistant.web import free_port
+
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
     env = {**os.environ, "GPU_ADVISOR_DATA_DIR": str(data_dir), "GRADIO_ANALYTICS_ENABLED": "False"}
     exe = Path(sys.executable).with_name("gpu-advisor")

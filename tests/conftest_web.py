@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,12 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _ingest_guides_into(data_dir: Path) -> None:
@@ -97,22 +90,10 @@ def offline_settings() -> Any:
 @contextmanager
 def serve_app(advisor: Any = None, lang: str = "en") -> Iterator[str]:
     """Launch the app in this process on a free loopback port; yield its URL."""
-    from assistant.web import build_app, theme_kwargs
+    from assistant.web import serve_local
 
-    demo = build_app(advisor=advisor, settings=offline_settings(), lang=lang)
-    port = free_port()
-    demo.launch(
-        server_name="127.0.0.1",
-        server_port=port,
-        prevent_thread_lock=True,
-        quiet=True,
-        ssr_mode=False,
-        **theme_kwargs(),
-    )
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
+    with serve_local(advisor=advisor, settings=offline_settings(), lang=lang) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

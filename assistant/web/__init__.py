@@ -9,6 +9,8 @@ import importlib.util
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -73,6 +75,34 @@ def theme_kwargs() -> dict[str, Any]:
     return {"css": CSS, "js": JS}
 
 
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve_local(advisor: Any = None, settings: Settings | None = None, lang: str = "en") -> Iterator[str]:
+    """The app in this process on a free loopback port, for tests and the screenshot; yields its URL."""
+    demo = build_app(advisor=advisor, settings=settings, lang=lang)
+    port = free_port()
+    demo.launch(
+        server_name="127.0.0.1",
+        server_port=port,
+        prevent_thread_lock=True,
+        quiet=True,
+        ssr_mode=False,
+        **theme_kwargs(),
+    )
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
 def warm_up_in_background(advisor: Any) -> None:
     """Start (and warm up) the assistant while the page comes up, so the first answer is quick."""
 
@@ -121,4 +151,4 @@ def serve(
             advisor.close()
 
 
-__all__ = ["build_app", "launch_kwargs", "parse_auth", "serve"]
+__all__ = ["build_app", "free_port", "launch_kwargs", "parse_auth", "serve", "serve_local"]

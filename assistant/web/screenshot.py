@@ -8,7 +8,6 @@ guides into the knowledge store.
 from __future__ import annotations
 
 import argparse
-import socket
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -25,48 +24,29 @@ ARGS = [
 QUESTION = "QLoRA fine-tune Qwen2.5-7B on an RTX 4090: how much VRAM?"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def take(out: Path, question: str = QUESTION, locale: str = "en-US", width: int = 1440, height: int = 1560) -> Path:
     """Serve the app, ask `question`, save a screenshot of the page to `out`."""
     from playwright.sync_api import expect, sync_playwright
 
     from assistant.settings import Settings
-    from assistant.web import build_app, theme_kwargs
+    from assistant.web import serve_local
 
-    demo = build_app(settings=Settings(provider="offline"))
-    port = _free_port()
-    demo.launch(
-        server_name="127.0.0.1",
-        server_port=port,
-        prevent_thread_lock=True,
-        quiet=True,
-        ssr_mode=False,
-        **theme_kwargs(),
-    )
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport={"width": width, "height": height}, locale=locale)
-            page.goto(f"http://127.0.0.1:{port}/")
-            box = page.locator("#chat-input textarea")
-            box.fill(question)
-            box.press("Enter")
-            expect(page.locator("#turn-info")).to_contain_text("#1 ·", timeout=300_000)
-            page.locator("#chatbot .thought-group .title").first.click()  # show one tool call opened
-            page.wait_for_timeout(800)
-            page.locator("#chatbot [role=log], #chatbot .bubble-wrap").first.evaluate("el => el.scrollTo(0, 0)")
-            page.mouse.move(0, 0)
-            page.wait_for_timeout(500)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(out))
-            browser.close()
-    finally:
-        demo.close()
+    with serve_local(settings=Settings(provider="offline")) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height}, locale=locale)
+        page.goto(url)
+        box = page.locator("#chat-input textarea")
+        box.fill(question)
+        box.press("Enter")
+        expect(page.locator("#turn-info")).to_contain_text("#1 ·", timeout=300_000)
+        page.locator("#chatbot .thought-group .title").first.click()  # show one tool call opened
+        page.wait_for_timeout(800)
+        page.locator("#chatbot [role=log], #chatbot .bubble-wrap").first.evaluate("el => el.scrollTo(0, 0)")
+        page.mouse.move(0, 0)
+        page.wait_for_timeout(500)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out))
+        browser.close()
     return out
 
 
