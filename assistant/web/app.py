@@ -646,20 +646,9 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
                 gr.update(value="中文" if lang == "zh" else "English"),
                 notice_text(ref.settings, lang),
                 kb.documents(lang),
-                *first_values,
             ]
 
-        # The chat's own outputs get their (empty) values at page load too: Gradio builds a component's
-        # session config the first time a session writes to it, which would otherwise land on the first
-        # question (about 2 ms per output).
-        first_outputs = [chatbot, msg, *whatifs, turn_info]
-        first_values = [[], "", *[None] * len(whatifs), ""]
-        demo.load(
-            on_load,
-            [state],
-            [*lang_outputs, lang_radio, notice, kb_table, *first_outputs],
-            api_visibility="undocumented",
-        )
+        demo.load(on_load, [state], [*lang_outputs, lang_radio, notice, kb_table], api_visibility="undocumented")
 
         def forget_session(request: gr.Request) -> None:
             """A closed tab's conversation is not needed any more."""
