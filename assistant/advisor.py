@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -19,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from assistant.citations import citations_from
 from assistant.events import (
     ErrorEvent,
     Event,
@@ -29,12 +29,11 @@ from assistant.events import (
     ToolResultEvent,
 )
 from assistant.grounding import check_grounding
-from assistant.planner.compose import citations_from
+from assistant.language import detect_language
 from assistant.scenario import Scenario, scenario_from_messages
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 MAX_MESSAGE_CHARS = 8000
 MAX_AGENTS = 16
 
@@ -44,34 +43,12 @@ def system_prompt() -> str:
     return (Path(__file__).with_name("prompts") / "system.md").read_text(encoding="utf-8")
 
 
-def detect_language(text: str) -> str:
-    cjk = len(_CJK.findall(text))
-    return "zh" if cjk and cjk >= 0.1 * max(1, len(re.findall(r"[A-Za-z]+", text))) else "en"
+def summarize_result(name: str, result: Any, lang: str = "en") -> str:
+    """One line for a tool bubble, from the tool's home capability."""
+    from assistant.capabilities import home_of
 
-
-def summarize_result(name: str, result: Any) -> str:
-    """One line for a tool bubble."""
-    if not isinstance(result, dict):
-        return name
-    if name == "estimate_vram":
-        return f"{result.get('per_gpu_gib')} GiB per GPU ({result.get('model')}, {result.get('mode')})"
-    if name == "estimate_speed":
-        if result.get("training_tokens_per_s") is not None:
-            return f"{result['training_tokens_per_s']} training tokens/s on {result.get('gpu')}"
-        return f"{result.get('decode_tokens_per_s')} tokens/s per sequence on {result.get('gpu')}"
-    if name == "recommend_gpus":
-        return f"{len(result.get('options', []))} options" + (" (nothing fits)" if result.get("nothing_fits") else "")
-    if name == "calculate_tco":
-        return f"buy {result.get('buy_total')} {result.get('currency')} vs rent; cheapest: {result.get('cheapest')}"
-    if name == "fit_on_gpu":
-        return f"best {result.get('best_precision')}, max context {result.get('max_context')}"
-    if name in ("gpu_specs", "find_gpus"):
-        return ", ".join(g.get("name", "") for g in result.get("gpus", [])[:4])
-    if name == "plan_workstation":
-        return f"PSU {result.get('psu_w')} W, RAM {result.get('system_ram_gib')} GiB"
-    if name == "search_guides":
-        return ", ".join(p.get("doc_id", "") for p in result.get("passages", []))
-    return name
+    home = home_of(name)
+    return home.summary(name, result, lang) if home is not None and result is not None else name  # type: ignore[arg-type]
 
 
 class Advisor:
@@ -243,7 +220,7 @@ class Advisor:
                         yield ToolCallEvent(id=call["id"], name=call["name"], args=call.get("args") or {})
                     if getattr(msg, "type", "") == "tool":
                         name, started = pending.pop(msg.tool_call_id, (msg.name or "tool", time.perf_counter()))
-                        ok, result, error = _tool_payload(str(msg.content))
+                        ok, result, error = _tool_payload(name, str(msg.content))
                         yield ToolResultEvent(
                             id=msg.tool_call_id,
                             name=name,
@@ -281,12 +258,12 @@ class Advisor:
             for c in getattr(m, "tool_calls", None) or []:
                 calls[c["id"]] = ToolCallRecord(name=c["name"], args=c.get("args") or {})
             if m.type == "tool" and m.tool_call_id in calls:
-                _ok, result, error = _tool_payload(str(m.content))
+                _ok, result, error = _tool_payload(calls[m.tool_call_id].name, str(m.content))
                 calls[m.tool_call_id].result, calls[m.tool_call_id].error = (result, error)
         records = list(calls.values())
-        citations = citations_from([(r.name, r.result) for r in records])
+        citations = citations_from(r.result for r in records)
         users = [str(m.content) for m in messages if m.type == "human"]
-        from assistant.planner.compose import static_texts
+        from assistant.strings import static_texts
 
         passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts()
         grounding = check_grounding(answer, [r.result for r in records if r.result is not None], passages, users)
@@ -319,11 +296,14 @@ class Advisor:
         )
 
 
-def _tool_payload(content: str) -> tuple[bool, Any, str | None]:
+def _tool_payload(name: str, content: str) -> tuple[bool, Any, str | None]:
+    """A tool message as (ok, the tool's typed result, error): where results enter the assistant."""
+    from assistant.toolset import typed_result
+
     try:
         data = json.loads(content)
     except json.JSONDecodeError:
         return False, None, content[:500]
     if isinstance(data, dict) and set(data) == {"error"}:
         return False, None, str(data["error"])
-    return True, data, None
+    return True, typed_result(name, data), None

@@ -64,13 +64,18 @@ def vram(
     gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
     tp: Annotated[int | None, typer.Option(help="Tensor-parallel degree")] = None,
     pp: Annotated[int, typer.Option(help="Pipeline-parallel stages")] = 1,
-    zero: Annotated[int, typer.Option(help="ZeRO stage 0-3")] = 0,
+    zero: Annotated[
+        int | None, typer.Option(help="ZeRO stage 0-3 (default: 3 when training on several GPUs, else 0)")
+    ] = None,
     optimizer: Annotated[str, typer.Option(help="adamw | adamw_no_master | adamw_bf16 | adamw8bit | sgd")] = "adamw",
     grad_checkpointing: Annotated[bool, typer.Option("--grad-checkpointing", help="Recompute activations")] = False,
     lora_rank: Annotated[int, typer.Option("--lora-rank")] = 16,
     lora_targets: Annotated[str, typer.Option("--lora-targets", help="all | attention")] = "all",
     offload: Annotated[str, typer.Option(help="none | optimizer | optimizer_and_params")] = "none",
     overhead: Annotated[float | None, typer.Option(help="GiB per GPU for CUDA context/workspace")] = None,
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", "-g", help="Size for this GPU: does it fit, how many are needed")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Estimate GPU memory for inference, full fine-tuning, LoRA or QLoRA."""
@@ -98,6 +103,7 @@ def vram(
                 lora_targets=lora_targets,
                 cpu_offload=offload,
                 overhead_gib=overhead,
+                gpu=gpu,
             )
         )
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 
+from assistant.citations import Citation
 from assistant.grounding import GroundingReport
-from assistant.planner.compose import Citation
 from assistant.scenario import Scenario
 
 
@@ -18,15 +18,26 @@ class ToolCallEvent(BaseModel):
     args: dict[str, Any]
 
 
+def _typed(data: Any) -> Any:
+    """Validate `result` as the named tool's result model (also after a JSON round trip)."""
+    if isinstance(data, dict) and isinstance(data.get("result"), dict) and data.get("name"):
+        from assistant.toolset import typed_result
+
+        data = {**data, "result": typed_result(data["name"], data["result"])}
+    return data
+
+
 class ToolResultEvent(BaseModel):
     type: Literal["tool_result"] = "tool_result"
     id: str
     name: str
     ok: bool
-    result: Any = None
+    result: SerializeAsAny[BaseModel] | None = Field(default=None, description="The tool's own result model")
     error: str | None = None
     summary: str
     duration_ms: float
+
+    _typed = model_validator(mode="before")(_typed)
 
 
 class TextEvent(BaseModel):
@@ -43,8 +54,10 @@ class ErrorEvent(BaseModel):
 class ToolCallRecord(BaseModel):
     name: str
     args: dict[str, Any]
-    result: Any = None
+    result: SerializeAsAny[BaseModel] | None = Field(default=None, description="The tool's own result model")
     error: str | None = None
+
+    _typed = model_validator(mode="before")(_typed)
 
 
 class FinalEvent(BaseModel):

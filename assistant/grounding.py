@@ -59,6 +59,8 @@ def _collect(obj: Any, sink: set[float]) -> None:
     elif isinstance(obj, list | tuple):
         for v in obj:
             _collect(v, sink)
+    elif isinstance(obj, BaseModel):  # a tool's typed result
+        _collect(obj.model_dump(mode="json"), sink)
 
 
 def _matches(value: float, known: set[float]) -> bool:

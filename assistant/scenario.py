@@ -6,67 +6,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-# Which request fields of which tool set which scenario slot.
-_FIELD_MAP: dict[str, dict[str, str]] = {
-    "estimate_vram": {
-        "model": "model",
-        "params_b": "params_b",
-        "mode": "mode",
-        "precision": "precision",
-        "kv_dtype": "kv_dtype",
-        "context_tokens": "context_tokens",
-        "batch": "batch",
-        "num_gpus": "num_gpus",
-        "lora_rank": "lora_rank",
-        "optimizer": "optimizer",
-    },
-    "estimate_speed": {
-        "model": "model",
-        "params_b": "params_b",
-        "gpu": "gpu",
-        "num_gpus": "num_gpus",
-        "precision": "precision",
-        "context_tokens": "context_tokens",
-        "batch": "batch",
-    },
-    "fit_on_gpu": {
-        "model": "model",
-        "params_b": "params_b",
-        "gpu": "gpu",
-        "num_gpus": "num_gpus",
-        "precision": "precision",
-        "context_tokens": "context_tokens",
-    },
-    "calculate_tco": {
-        "gpu": "gpu",
-        "num_gpus": "num_gpus",
-        "currency": "currency",
-        "horizon_years": "horizon_years",
-        "utilization": "utilization",
-        "electricity_price_per_kwh": "electricity_price",
-        "gpu_price": "gpu_price",
-    },
-    "plan_workstation": {"gpu": "gpu", "num_gpus": "num_gpus"},
-    "recommend_gpus": {
-        "budget": "budget",
-        "monthly_budget": "monthly_budget",
-        "currency": "currency",
-        "deployment": "deployment",
-        "preference": "preference",
-    },
-}
-_TOOL_INTENT = {
-    "estimate_vram": "memory",
-    "estimate_speed": "speed",
-    "recommend_gpus": "recommend",
-    "calculate_tco": "cost",
-    "plan_workstation": "build",
-    "fit_on_gpu": "fit",
-    "gpu_specs": "gpu_info",
-    "find_gpus": "catalog",
-    "search_guides": "concept",
-}
-
 
 class Scenario(BaseModel):
     """What the user is sizing; follow-up questions change only what they mention."""
@@ -91,24 +30,17 @@ class Scenario(BaseModel):
     gpus: list[str] = []
     lora_rank: int | None = None
     optimizer: str | None = None
+    zero_stage: int | None = None
     gpu_price: float | None = None
     last_intents: list[str] = []
 
     def apply_tool_call(self, name: str, args: dict[str, Any]) -> None:
-        """Update the slots a tool call fixed."""
-        if name == "recommend_gpus" and isinstance(args.get("workload"), dict):
-            self.apply_tool_call("estimate_vram", args["workload"])
-        if name == "gpu_specs" and args.get("names") and len(args["names"]) == 1:
-            self.gpu = args["names"][0]
-        if name == "gpu_specs" and args.get("names") and len(args["names"]) > 1:
-            self.gpus = list(args["names"])  # the cards being compared: "which one is faster?" refers to them
-        for arg, slot in _FIELD_MAP.get(name, {}).items():
-            if args.get(arg) is not None:
-                setattr(self, slot, args[arg])
-        if args.get("model") is not None:
-            self.params_b = args.get("params_b")
-        elif args.get("params_b") is not None:
-            self.model = None
+        """Update the slots a tool call fixed (each tool's home capability knows which)."""
+        from assistant.capabilities import home_of
+
+        home = home_of(name)
+        if home is not None:
+            home.apply(self, name, args)  # type: ignore[arg-type]  # home_of only finds known ToolNames
 
     def summary(self) -> dict[str, Any]:
         """The slots that are set, for display."""
@@ -118,24 +50,30 @@ class Scenario(BaseModel):
 def scenario_from_messages(messages: list[Any]) -> Scenario:
     """Replay every tool call of a conversation (LangChain messages) into a Scenario."""
     scenario = Scenario()
-    turn_tools: list[str] = []
+    turn_calls: list[dict[str, Any]] = []
     for msg in messages:
         if getattr(msg, "type", "") == "human":
-            if turn_tools:
-                scenario.last_intents = _intents(turn_tools)
-            turn_tools = []
+            if turn_calls:
+                scenario.last_intents = _intents(turn_calls)
+            turn_calls = []
         for call in getattr(msg, "tool_calls", None) or []:
             scenario.apply_tool_call(call["name"], call.get("args") or {})
-            turn_tools.append(call["name"])
-    if turn_tools:
-        scenario.last_intents = _intents(turn_tools)
+            turn_calls.append(call)
+    if turn_calls:
+        scenario.last_intents = _intents(turn_calls)
     return scenario
 
 
-def _intents(tool_names: list[str]) -> list[str]:
+def _intents(calls: list[dict[str, Any]]) -> list[str]:
+    """The question types a turn answered: the planning capability of each call (its id says, for the
+    offline planner), else the tool's home capability; the guide search alone means a concept question."""
+    from assistant.capabilities import home_of
+    from assistant.capabilities.base import owner_from_id
+
     out: list[str] = []
-    for name in tool_names:
-        intent = _TOOL_INTENT.get(name)
-        if intent and intent not in out and not (intent == "concept" and len(tool_names) > 1):
+    for call in calls:
+        home = home_of(call["name"])
+        intent = owner_from_id(call.get("id") or "") or (home.intent if home else None)
+        if intent and intent not in out and not (intent == "concept" and len(calls) > 1):
             out.append(intent)
     return out or ["concept"]

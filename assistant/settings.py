@@ -37,7 +37,13 @@ class Settings(BaseSettings):
     )
     ollama_host: str = Field("http://127.0.0.1:11434", description="where the Ollama server listens")
     timeout_s: float = Field(60.0, gt=0, description="seconds to wait for the LLM endpoint before giving up")
-    max_retries: int = Field(2, ge=0, le=10, description="client-side retries for 429, 5xx, timeouts and drops")
+    max_retries: int = Field(
+        2,
+        ge=0,
+        le=10,
+        description="client-side retries for 429, 5xx, timeouts and drops (OpenAI-compatible endpoints; "
+        "Ollama calls are not retried)",
+    )
     fallback_offline: bool = Field(True, description="answer with the offline planner when the LLM endpoint fails")
     data_dir: Path | None = Field(None, description="where the knowledge store and uploads live (GPU_ADVISOR_DATA_DIR)")
     temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature for LLM providers")

@@ -7,16 +7,33 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from assistant.errors import describe_error
+from knowledge.passage import SearchResult
 from tools.errors import AdvisorError
 
 log = logging.getLogger(__name__)
 UNEXPECTED_HINT = "try other inputs; if it keeps happening, please report it with the question you asked"
+
+
+class ToolName(StrEnum):
+    """The LLM-facing tool names: the only place they are spelled."""
+
+    ESTIMATE_VRAM = "estimate_vram"
+    ESTIMATE_SPEED = "estimate_speed"
+    FIND_GPUS = "find_gpus"
+    GPU_SPECS = "gpu_specs"
+    CALCULATE_TCO = "calculate_tco"
+    FIT_ON_GPU = "fit_on_gpu"
+    RECOMMEND_GPUS = "recommend_gpus"
+    PLAN_WORKSTATION = "plan_workstation"
+    SEARCH_GUIDES = "search_guides"
 
 
 class SearchGuidesRequest(BaseModel):
@@ -29,15 +46,16 @@ class SearchGuidesRequest(BaseModel):
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool: its LLM-facing name, description, request model and implementation."""
+    """One tool: its LLM-facing name, description, request and result models, and implementation."""
 
-    name: str
+    name: ToolName
     description: str
     request: type[BaseModel]
-    run: Callable[[BaseModel], BaseModel | dict | list]
+    result: type[BaseModel]
+    run: Callable[[Any], BaseModel]
 
 
-def _search_guides(req: SearchGuidesRequest) -> dict:
+def _search_guides(req: SearchGuidesRequest) -> SearchResult:
     from knowledge.retrieval import search  # heavy (chromadb, sentence-transformers): imported on first use
 
     try:
@@ -52,83 +70,119 @@ def _search_guides(req: SearchGuidesRequest) -> dict:
             f"the guide knowledge base could not be searched ({type(exc).__name__}) — restart GPU Advisor; if that "
             f"does not help, move {KnowledgeConfig().data_dir} away and run `gpu-advisor ingest --guides`"
         ) from None
-    return {"passages": [p.model_dump(mode="json") for p in passages]}
+    return SearchResult(passages=passages)
+
+
+@cache
+def _specs() -> tuple[ToolSpec, ...]:
+    from tools.fit import FitRequest, FitResult, fit_on_gpu
+    from tools.gpu_search import FindGpusRequest, FindGpusResult, GpuSpecsRequest, GpuSpecsResult, find_gpus, gpu_specs
+    from tools.recommend import RecommendRequest, RecommendResult, recommend_gpus
+    from tools.speed import SpeedRequest, SpeedResult, estimate_speed
+    from tools.tco import TcoRequest, TcoResult, calculate_tco
+    from tools.vram import VramRequest, VramResult, estimate_vram
+    from tools.workstation import WorkstationPlan, WorkstationRequest, plan_workstation
+
+    return (
+        ToolSpec(
+            ToolName.ESTIMATE_VRAM,
+            "GPU memory (GiB) for inference, full fine-tuning, LoRA or QLoRA of a model, with a breakdown and "
+            "assumptions; with `gpu`, also whether it fits and how many of that GPU it needs.",
+            VramRequest,
+            VramResult,
+            estimate_vram,
+        ),
+        ToolSpec(
+            ToolName.ESTIMATE_SPEED,
+            "Decode tokens/s, prefill tokens/s, time to first token, or training tokens/s "
+            "and time to train, for a model on named GPUs.",
+            SpeedRequest,
+            SpeedResult,
+            estimate_speed,
+        ),
+        ToolSpec(
+            ToolName.FIND_GPUS,
+            "Filter and rank the GPU catalog by memory, price, features (BF16, FP8, NVLink, ECC, "
+            "MIG), vendor and segment.",
+            FindGpusRequest,
+            FindGpusResult,
+            find_gpus,
+        ),
+        ToolSpec(
+            ToolName.GPU_SPECS,
+            "Checked specs of one or more GPUs by fuzzy name, side by side (dense tensor TFLOPS, "
+            "memory, bandwidth, NVLink, ECC, MIG, TDP, price).",
+            GpuSpecsRequest,
+            GpuSpecsResult,
+            gpu_specs,
+        ),
+        ToolSpec(
+            ToolName.CALCULATE_TCO,
+            "Buy versus rent over a horizon: hardware, power, maintenance, resale vs cloud "
+            "on-demand/spot/reserved; break-even hours per month.",
+            TcoRequest,
+            TcoResult,
+            calculate_tco,
+        ),
+        ToolSpec(
+            ToolName.FIT_ON_GPU,
+            "On given GPUs: the best precision that fits a model, the longest context and the "
+            "most concurrent sequences.",
+            FitRequest,
+            FitResult,
+            fit_on_gpu,
+        ),
+        ToolSpec(
+            ToolName.RECOMMEND_GPUS,
+            "Ranked GPU x count options (local or cloud) that fit a workload and budget, with speed and cost.",
+            RecommendRequest,
+            RecommendResult,
+            recommend_gpus,
+        ),
+        ToolSpec(
+            ToolName.PLAN_WORKSTATION,
+            "PSU wattage, RAM, CPU cores, PCIe lanes, slot spacing, NVLink bridge and "
+            "cooling for an N-GPU workstation.",
+            WorkstationRequest,
+            WorkstationPlan,
+            plan_workstation,
+        ),
+        ToolSpec(
+            ToolName.SEARCH_GUIDES,
+            "Passages from the GPU buying guides (doc id, title, section, language) to cite "
+            "for explanations and advice.",
+            SearchGuidesRequest,
+            SearchResult,
+            _search_guides,
+        ),
+    )
 
 
 def tool_specs() -> list[ToolSpec]:
     """Every tool of DESIGN.md plus search_guides."""
-    from tools.fit import FitRequest, fit_on_gpu
-    from tools.gpu_search import FindGpusRequest, GpuSpecsRequest, find_gpus, gpu_specs
-    from tools.recommend import RecommendRequest, recommend_gpus
-    from tools.speed import SpeedRequest, estimate_speed
-    from tools.tco import TcoRequest, calculate_tco
-    from tools.vram import VramRequest, estimate_vram
-    from tools.workstation import WorkstationRequest, plan_workstation
+    return list(_specs())
 
-    return [
-        ToolSpec(
-            "estimate_vram",
-            "GPU memory (GiB) for inference, full fine-tuning, LoRA or QLoRA of a model, "
-            "with a breakdown and assumptions.",
-            VramRequest,
-            estimate_vram,
-        ),
-        ToolSpec(
-            "estimate_speed",
-            "Decode tokens/s, prefill tokens/s, time to first token, or training tokens/s "
-            "and time to train, for a model on named GPUs.",
-            SpeedRequest,
-            estimate_speed,
-        ),
-        ToolSpec(
-            "find_gpus",
-            "Filter and rank the GPU catalog by memory, price, features (BF16, FP8, NVLink, ECC, "
-            "MIG), vendor and segment.",
-            FindGpusRequest,
-            find_gpus,
-        ),
-        ToolSpec(
-            "gpu_specs",
-            "Checked specs of one or more GPUs by fuzzy name, side by side (dense tensor TFLOPS, "
-            "memory, bandwidth, NVLink, ECC, MIG, TDP, price).",
-            GpuSpecsRequest,
-            gpu_specs,
-        ),
-        ToolSpec(
-            "calculate_tco",
-            "Buy versus rent over a horizon: hardware, power, maintenance, resale vs cloud "
-            "on-demand/spot/reserved; break-even hours per month.",
-            TcoRequest,
-            calculate_tco,
-        ),
-        ToolSpec(
-            "fit_on_gpu",
-            "On given GPUs: the best precision that fits a model, the longest context and the "
-            "most concurrent sequences.",
-            FitRequest,
-            fit_on_gpu,
-        ),
-        ToolSpec(
-            "recommend_gpus",
-            "Ranked GPU x count options (local or cloud) that fit a workload and budget, with speed and cost.",
-            RecommendRequest,
-            recommend_gpus,
-        ),
-        ToolSpec(
-            "plan_workstation",
-            "PSU wattage, RAM, CPU cores, PCIe lanes, slot spacing, NVLink bridge and "
-            "cooling for an N-GPU workstation.",
-            WorkstationRequest,
-            plan_workstation,
-        ),
-        ToolSpec(
-            "search_guides",
-            "Passages from the GPU buying guides (doc id, title, section, language) to cite "
-            "for explanations and advice.",
-            SearchGuidesRequest,
-            _search_guides,
-        ),
-    ]
+
+def tool_spec(name: str) -> ToolSpec | None:
+    return next((s for s in _specs() if s.name == name), None)
+
+
+def typed_result(name: str, data: Any) -> BaseModel | None:
+    """A tool's JSON result as its pydantic model: the boundary where results enter the assistant.
+
+    None for an unknown tool or a payload that is not that tool's result (e.g. an LLM-invented tool)."""
+    if data is None:
+        return None
+    spec = tool_spec(name)
+    if spec is None:
+        return None
+    if isinstance(data, spec.result):
+        return data
+    try:
+        return spec.result.model_validate(data)
+    except ValidationError:
+        log.warning("a %s result does not match its model", name, exc_info=True)
+        return None
 
 
 @dataclass
@@ -154,8 +208,7 @@ def run_tool(spec: ToolSpec, args: dict[str, Any]) -> ToolOutcome:
     start = time.perf_counter()
     try:
         req = spec.request(**args)
-        out = spec.run(req)
-        result = out.model_dump(mode="json") if isinstance(out, BaseModel) else out
+        result = spec.run(req).model_dump(mode="json")
         _check_finite(result)
         return ToolOutcome(True, result, None, (time.perf_counter() - start) * 1000)
     except (AdvisorError, ValidationError, ValueError, TypeError) as exc:

@@ -27,6 +27,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -301,6 +302,37 @@ def bench_web_load(data_dir: Path, sessions: int = 20, turns: int = 3, timeout_s
             proc.kill()
 
 
+@dataclass
+class _LoadStats:
+    """What the sessions of one load run measured; they record from their own threads."""
+
+    latencies: list[float] = field(default_factory=list)
+    by_turn: dict[int, list[float]] = field(default_factory=dict)  # in the burst, every first turn arrives at once
+    advisor_ms: list[float] = field(default_factory=list)  # the Advisor's own share of each turn, as the app reports
+    errors: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def error(self, message: str) -> None:
+        """Record a failed page load or turn."""
+        with self.lock:
+            self.errors.append(message)
+
+    def record(self, turn: int, elapsed_ms: float, turn_line: str) -> None:
+        """Record one answered turn; `turn_line` is the app's "#2 · offline · 0.07 s · ..." line."""
+        inside = _TURN_SECONDS.search(turn_line)
+        with self.lock:
+            self.latencies.append(elapsed_ms)
+            self.by_turn.setdefault(turn, []).append(elapsed_ms)
+            if inside:
+                self.advisor_ms.append(float(inside.group(1)) * 1000)
+
+
+def _shows_only(scenario: str, name: str, names: list[str], must_show: str) -> bool:
+    """Tell whether a session's scenario panel shows its own model and expected line, and no other session's model."""
+    others = [n for n in names if n != name and f"**: {n}\n" in scenario]
+    return f"**: {name}\n" in scenario and must_show in scenario and not others
+
+
 def _load_run(
     url: str,
     config: dict,
@@ -319,12 +351,8 @@ def _load_run(
 
     sessions = min(sessions, len(_MODELS))  # one distinct model per session, so isolation is checkable
     names = [resolve_model(m)[0].name for m in _MODELS[:sessions]]
-    latencies: list[float] = []
-    by_turn: dict[int, list[float]] = {}  # in the burst, every session's first turn arrives at once
-    advisor_ms: list[float] = []  # the Advisor's own share of each turn, as the app reports it
-    errors: list[str] = []
+    stats = _LoadStats()
     isolated = [False] * sessions
-    lock = threading.Lock()
     marks: dict[str, float | None] = {}
 
     def all_open() -> None:  # runs once, when every session has loaded its page: the timed part starts
@@ -341,8 +369,7 @@ def _load_run(
             try:
                 client.open()  # the page loads before the user types (not timed)
             except Exception as exc:
-                with lock:
-                    errors.append(f"session {i}: page load: {type(exc).__name__}: {str(exc)[:200]}")
+                stats.error(f"session {i}: page load: {type(exc).__name__}: {str(exc)[:200]}")
             with contextlib.suppress(threading.BrokenBarrierError):  # start together; a failed peer is not fatal
                 barrier.wait(timeout=timeout_s)
             for turn, (message, must_show) in enumerate(_conversation(i, name, seed)[:turns], start=1):
@@ -352,19 +379,12 @@ def _load_run(
                 try:
                     out = client.call("/chat", message, history)
                 except Exception as exc:
-                    with lock:
-                        errors.append(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
+                    stats.error(f"session {i}: {type(exc).__name__}: {str(exc)[:200]}")
                     return
                 elapsed = (time.perf_counter() - t0) * 1000
                 history, scenario = out[0], str(out[2])
-                inside = _TURN_SECONDS.search(str(out[-1]))  # the turn line: "#2 · offline · 0.07 s · ..."
-                others = [n for n in names if n != name and f"**: {n}\n" in scenario]
-                ok = ok and f"**: {name}\n" in scenario and must_show in scenario and not others
-                with lock:
-                    latencies.append(elapsed)
-                    by_turn.setdefault(turn, []).append(elapsed)
-                    if inside:
-                        advisor_ms.append(float(inside.group(1)) * 1000)
+                ok = ok and _shows_only(scenario, name, names, must_show)
+                stats.record(turn, elapsed, str(out[-1]))
         isolated[i] = ok
 
     threads = [threading.Thread(target=session, args=(i,), daemon=True) for i in range(sessions)]
@@ -374,6 +394,7 @@ def _load_run(
         t.join(timeout_s * turns)
     wall_s = time.perf_counter() - (marks.get("wall") or time.perf_counter())
     after, client_cpu = _tree_cpu_s(pid), time.process_time()
+    latencies = stats.latencies
     done = len(latencies) or 1
 
     def per_turn_ms(key: str) -> float | None:
@@ -385,15 +406,15 @@ def _load_run(
         "turns_per_session": turns,
         "think_time_s": list(think_s),
         "turns_completed": len(latencies),
-        "errors": len(errors),
-        "error_samples": errors[:5],
+        "errors": len(stats.errors),
+        "error_samples": stats.errors[:5],
         "sessions_isolated": sum(isolated),
         "throughput_turns_per_s": round(len(latencies) / wall_s, 2) if wall_s else None,
         "wall_s": round(wall_s, 2),
         **(_percentiles(latencies) if latencies else {}),
         "target_p95_ms": 2000.0,
-        "by_turn": {str(k): _percentiles(v) for k, v in sorted(by_turn.items())},
-        "advisor_share": _percentiles(advisor_ms) if advisor_ms else None,
+        "by_turn": {str(k): _percentiles(v) for k, v in sorted(stats.by_turn.items())},
+        "advisor_share": _percentiles(stats.advisor_ms) if stats.advisor_ms else None,
         "web_cpu_ms_per_turn": per_turn_ms("server"),
         "assistant_process_cpu_ms_per_turn": per_turn_ms("children"),
         "client_cpu_ms_per_turn": round((client_cpu - (marks.get("client") or 0.0)) * 1000 / done, 1),

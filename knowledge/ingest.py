@@ -162,65 +162,17 @@ def sync_collection(
     check_collection_name(name)
     start = time.perf_counter()
     report = IngestReport(collection=name, location=store.location, generation=None, skipped=list(skipped or []))
-    seen: dict[str, str] = {}
-    for doc in docs:
-        if doc.doc_id in seen:
-            raise ValueError(f"two documents share the id '{doc.doc_id}': {seen[doc.doc_id]} and {doc.source}")
-        seen[doc.doc_id] = doc.source
+    given = _sources_by_id(docs)
 
     with store.lock(name):
         old = store.read_manifest(name)
         old_col = store.generation(old.generation) if old else None
-        reusable = (
-            old is not None
-            and old_col is not None
-            and not force
-            and old.embed_model == embedder.signature
-            and old.chunker_version == CHUNKER_VERSION
-        )
+        reusable = _reusable(old, old_col, embedder, force)
         old_docs = old.docs if (old and reusable) else {}
-
-        # Documents that are kept without being re-read (merge mode): their chunks are copied verbatim.
-        carried: dict[str, DocEntry] = {}
-        if not replace and old is not None:
-            for doc_id, entry in (old.docs if reusable else {}).items():
-                if doc_id in seen:
-                    continue
-                if Path(entry.source).exists():
-                    carried[doc_id] = entry
-                else:
-                    report.removed.append(doc_id)
-        if replace and old is not None:
-            report.removed.extend(sorted(set(old.docs) - set(seen)))
-        if old is not None and not reusable and not replace:
-            # Nothing reusable (model or chunker changed, or the generation is gone): keep only what is given.
-            report.removed.extend(sorted(set(old.docs) - set(seen)))
-
-        new_entries: dict[str, DocEntry] = dict(carried)
-        fresh: list[tuple[ChunkRecord, str]] = []  # chunks of given documents, with their doc hash
-        for doc in docs:
-            doc_hash = document_hash(doc)
-            records = chunk_document(doc)
-            entry = DocEntry(
-                doc_id=doc.doc_id,
-                title=doc.title,
-                lang=doc.lang,
-                source=doc.source,
-                format=doc.format,
-                doc_hash=doc_hash,
-                chunk_ids=[r.id for r in records],
-                chunk_hashes=[r.hash for r in records],
-            )
-            new_entries[doc.doc_id] = entry
-            fresh.extend((r, doc_hash) for r in records)
-            previous = old_docs.get(doc.doc_id)
-            if previous is None:
-                report.added.append(doc.doc_id)
-            elif previous.doc_hash == doc_hash:
-                report.unchanged.append(doc.doc_id)
-            else:
-                report.updated.append(doc.doc_id)
+        carried = _carry_over(old, reusable, given, replace, report)
+        fresh = _compare_documents(docs, old_docs, report)
         report.unchanged.extend(sorted(carried))
+        new_entries = {**carried, **_entries(fresh)}
         report.chunks_total = sum(len(e.chunk_ids) for e in new_entries.values())
 
         up_to_date = reusable and not report.changed and (source_digest is None or old.source_digest == source_digest)
@@ -229,63 +181,7 @@ def sync_collection(
             report.seconds = round(time.perf_counter() - start, 3)
             return report
 
-        # Vectors already in the live generation, by chunk hash.
-        old_ids_by_hash: dict[str, str] = {}
-        for entry in old_docs.values():
-            for chunk_id, chunk_hash in zip(entry.chunk_ids, entry.chunk_hashes, strict=True):
-                old_ids_by_hash.setdefault(chunk_hash, chunk_id)
-        # Sorted by length, so each batch pads little.
-        to_embed = sorted(((r, h) for r, h in fresh if r.hash not in old_ids_by_hash), key=lambda rh: len(rh[0].text))
-        to_reuse = [(r, h) for r, h in fresh if r.hash in old_ids_by_hash]
-        carried_ids = [cid for e in carried.values() for cid in e.chunk_ids]
-
-        generation, staging = store.new_generation(name, embedder.signature)
-        copied = 0
-        total_copy = len(to_reuse) + len(carried_ids)
-        for batch in _batched(carried_ids, COPY_BATCH):
-            got = old_col.get(ids=batch, include=["embeddings", "documents", "metadatas"])
-            staging.add(
-                ids=list(got["ids"]),
-                embeddings=[list(map(float, v)) for v in got["embeddings"]],
-                documents=got["documents"],
-                metadatas=got["metadatas"],
-            )
-            copied += len(batch)
-            if progress:
-                progress("copy", copied, total_copy)
-        for batch in _batched(to_reuse, COPY_BATCH):
-            got = old_col.get(ids=[old_ids_by_hash[r.hash] for r, _ in batch], include=["embeddings"])
-            vectors = dict(zip(got["ids"], got["embeddings"], strict=True))
-            staging.add(
-                ids=[r.id for r, _ in batch],
-                embeddings=[list(map(float, vectors[old_ids_by_hash[r.hash]])) for r, _ in batch],
-                documents=[r.text for r, _ in batch],
-                metadatas=[r.metadata(h) for r, h in batch],
-            )
-            copied += len(batch)
-            if progress:
-                progress("copy", copied, total_copy)
-        embedded = 0
-        if progress:
-            progress("embed", 0, len(to_embed))
-        for batch in _batched(to_embed, EMBED_BATCH):
-            vectors = embedder.embed([r.embed_text for r, _ in batch])
-            staging.add(
-                ids=[r.id for r, _ in batch],
-                embeddings=vectors,
-                documents=[r.text for r, _ in batch],
-                metadatas=[r.metadata(h) for r, h in batch],
-            )
-            embedded += len(batch)
-            if progress:
-                progress("embed", embedded, len(to_embed))
-
-        if staging.count() != report.chunks_total:
-            store.drop_generation(generation)
-            raise RuntimeError(
-                f"ingest of '{name}' wrote {staging.count()} chunks, expected {report.chunks_total}; the previous "
-                "knowledge base is still live — run the ingest again"
-            )
+        generation = _stage_generation(store, embedder, name, old_col, old_docs, carried, fresh, report, progress)
         store.write_manifest(
             Manifest(
                 collection=name,
@@ -301,10 +197,180 @@ def sync_collection(
         # Keep the generation just replaced for readers that are mid-query; drop everything older.
         store.collect_garbage(name, keep={generation} | ({old.generation} if old else set()))
         report.generation = generation
-        report.chunks_embedded = len(to_embed)
-        report.chunks_reused = len(to_reuse) + len(carried_ids)
         report.seconds = round(time.perf_counter() - start, 3)
         return report
+
+
+def _sources_by_id(docs: list[Document]) -> dict[str, str]:
+    """Map each document id to its source; refuse two documents with one id."""
+    seen: dict[str, str] = {}
+    for doc in docs:
+        if doc.doc_id in seen:
+            raise ValueError(f"two documents share the id '{doc.doc_id}': {seen[doc.doc_id]} and {doc.source}")
+        seen[doc.doc_id] = doc.source
+    return seen
+
+
+def _reusable(old: Manifest | None, old_col: object | None, embedder: Embedder, force: bool) -> bool:
+    """Tell whether the live generation's vectors can be reused: it exists, from this model and chunker."""
+    return (
+        old is not None
+        and old_col is not None
+        and not force
+        and old.embed_model == embedder.signature
+        and old.chunker_version == CHUNKER_VERSION
+    )
+
+
+def _carry_over(
+    old: Manifest | None, reusable: bool, given: dict[str, str], replace: bool, report: IngestReport
+) -> dict[str, DocEntry]:
+    """Pick the live documents kept without being re-read (merge mode); record the ones that go as removed."""
+    if old is None:
+        return {}
+    if replace or not reusable:
+        # replace keeps exactly what is given; so does a merge with nothing reusable (model or chunker changed,
+        # or the generation is gone), as its chunks could not be copied
+        report.removed.extend(sorted(set(old.docs) - set(given)))
+        return {}
+    carried: dict[str, DocEntry] = {}
+    for doc_id, entry in old.docs.items():
+        if doc_id in given:
+            continue
+        if Path(entry.source).exists():
+            carried[doc_id] = entry
+        else:
+            report.removed.append(doc_id)
+    return carried
+
+
+def _compare_documents(
+    docs: list[Document], old_docs: dict[str, DocEntry], report: IngestReport
+) -> list[tuple[Document, str, list[ChunkRecord]]]:
+    """Chunk and hash each given document; record it as added, updated or unchanged against the live manifest."""
+    fresh = []
+    for doc in docs:
+        doc_hash = document_hash(doc)
+        fresh.append((doc, doc_hash, chunk_document(doc)))
+        previous = old_docs.get(doc.doc_id)
+        if previous is None:
+            report.added.append(doc.doc_id)
+        elif previous.doc_hash == doc_hash:
+            report.unchanged.append(doc.doc_id)
+        else:
+            report.updated.append(doc.doc_id)
+    return fresh
+
+
+def _entries(fresh: list[tuple[Document, str, list[ChunkRecord]]]) -> dict[str, DocEntry]:
+    """Build the manifest entries of the given documents."""
+    return {
+        doc.doc_id: DocEntry(
+            doc_id=doc.doc_id,
+            title=doc.title,
+            lang=doc.lang,
+            source=doc.source,
+            format=doc.format,
+            doc_hash=doc_hash,
+            chunk_ids=[r.id for r in records],
+            chunk_hashes=[r.hash for r in records],
+        )
+        for doc, doc_hash, records in fresh
+    }
+
+
+def _stage_generation(
+    store: KnowledgeStore,
+    embedder: Embedder,
+    name: str,
+    old_col,
+    old_docs: dict[str, DocEntry],
+    carried: dict[str, DocEntry],
+    fresh: list[tuple[Document, str, list[ChunkRecord]]],
+    report: IngestReport,
+    progress: Progress | None,
+) -> str:
+    """Write a complete new generation (stored vectors copied, changed chunks embedded); return its name."""
+    # Vectors already in the live generation, by chunk hash.
+    old_ids_by_hash: dict[str, str] = {}
+    for entry in old_docs.values():
+        for chunk_id, chunk_hash in zip(entry.chunk_ids, entry.chunk_hashes, strict=True):
+            old_ids_by_hash.setdefault(chunk_hash, chunk_id)
+    chunks = [(r, doc_hash) for _, doc_hash, records in fresh for r in records]
+    # Sorted by length, so each batch pads little.
+    to_embed = sorted(((r, h) for r, h in chunks if r.hash not in old_ids_by_hash), key=lambda rh: len(rh[0].text))
+    to_reuse = [(r, h) for r, h in chunks if r.hash in old_ids_by_hash]
+    carried_ids = [cid for e in carried.values() for cid in e.chunk_ids]
+
+    generation, staging = store.new_generation(name, embedder.signature)
+    _copy_vectors(old_col, staging, carried_ids, to_reuse, old_ids_by_hash, progress)
+    _embed_chunks(embedder, staging, to_embed, progress)
+    written = staging.count()  # read before the generation is dropped: afterwards the collection is gone
+    if written != report.chunks_total:
+        store.drop_generation(generation)
+        raise RuntimeError(
+            f"ingest of '{name}' wrote {written} chunks, expected {report.chunks_total}; the previous "
+            "knowledge base is still live — run the ingest again"
+        )
+    report.chunks_embedded = len(to_embed)
+    report.chunks_reused = len(to_reuse) + len(carried_ids)
+    return generation
+
+
+def _copy_vectors(
+    old_col,
+    staging,
+    carried_ids: list[str],
+    to_reuse: list[tuple[ChunkRecord, str]],
+    old_ids_by_hash: dict[str, str],
+    progress: Progress | None,
+) -> None:
+    """Copy stored vectors into `staging`: carried chunks verbatim, reused chunks under their new ids."""
+    copied = 0
+    total_copy = len(to_reuse) + len(carried_ids)
+    for batch in _batched(carried_ids, COPY_BATCH):
+        got = old_col.get(ids=batch, include=["embeddings", "documents", "metadatas"])
+        staging.add(
+            ids=list(got["ids"]),
+            embeddings=[list(map(float, v)) for v in got["embeddings"]],
+            documents=got["documents"],
+            metadatas=got["metadatas"],
+        )
+        copied += len(batch)
+        if progress:
+            progress("copy", copied, total_copy)
+    for batch in _batched(to_reuse, COPY_BATCH):
+        got = old_col.get(ids=[old_ids_by_hash[r.hash] for r, _ in batch], include=["embeddings"])
+        vectors = dict(zip(got["ids"], got["embeddings"], strict=True))
+        staging.add(
+            ids=[r.id for r, _ in batch],
+            embeddings=[list(map(float, vectors[old_ids_by_hash[r.hash]])) for r, _ in batch],
+            documents=[r.text for r, _ in batch],
+            metadatas=[r.metadata(h) for r, h in batch],
+        )
+        copied += len(batch)
+        if progress:
+            progress("copy", copied, total_copy)
+
+
+def _embed_chunks(
+    embedder: Embedder, staging, to_embed: list[tuple[ChunkRecord, str]], progress: Progress | None
+) -> None:
+    """Embed the chunks whose text is new and add them to `staging`."""
+    embedded = 0
+    if progress:
+        progress("embed", 0, len(to_embed))
+    for batch in _batched(to_embed, EMBED_BATCH):
+        vectors = embedder.embed([r.embed_text for r, _ in batch])
+        staging.add(
+            ids=[r.id for r, _ in batch],
+            embeddings=vectors,
+            documents=[r.text for r, _ in batch],
+            metadatas=[r.metadata(h) for r, h in batch],
+        )
+        embedded += len(batch)
+        if progress:
+            progress("embed", embedded, len(to_embed))
 
 
 def _resolve(

@@ -10,13 +10,16 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, Field
 
 from knowledge.text import detect_lang
 from tools.errors import AdvisorError
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 DEFAULT_MAX_DOC_MB = 5.0
 SUFFIXES: dict[str, str] = {
@@ -196,66 +199,79 @@ _STRUCTURE = (
 
 def html_to_markdown(html: str) -> tuple[str, str | None, str | None]:
     """Convert HTML to heading-structured markdown; returns (markdown, title, lang attribute)."""
-    from bs4 import BeautifulSoup, NavigableString, Tag
+    from bs4 import BeautifulSoup, Tag
 
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else None
     html_tag = soup.find("html")
     lang = html_tag.get("lang") if isinstance(html_tag, Tag) else None
     out: list[str] = []
-
-    def text_of(node: Tag) -> str:
-        return re.sub(r"\s+", " ", node.get_text(" ", strip=True)).strip()
-
-    def table_md(table: Tag) -> str:
-        rows = []
-        for tr in table.find_all("tr"):
-            cells = [text_of(c).replace("|", "/") for c in tr.find_all(["th", "td"])]
-            if cells:
-                rows.append("| " + " | ".join(cells) + " |")
-        if rows:
-            width = rows[0].count("|") - 1
-            rows.insert(1, "|" + "---|" * width)
-        return "\n".join(rows)
-
-    def walk(node: Tag) -> None:
-        inline: list[str] = []  # running text of inline content (text, <a>, <b>, <span>...) between blocks
-
-        def flush() -> None:
-            text = re.sub(r"\s+", " ", " ".join(inline)).strip()
-            if text:
-                out.append(text)
-            inline.clear()
-
-        for child in node.children:
-            if isinstance(child, NavigableString):
-                if type(child) is NavigableString:  # not a comment, doctype or CDATA
-                    inline.append(str(child))
-                continue
-            if not isinstance(child, Tag) or child.name in _SKIP_TAGS or child.name == "title":
-                continue
-            if child.name not in _STRUCTURE and not child.find(list(_STRUCTURE)):
-                inline.append(child.get_text(" "))
-                continue
-            flush()
-            if child.name in _HEADINGS:
-                heading = text_of(child)
-                if heading:
-                    out.append("#" * _HEADINGS[child.name] + " " + heading)
-            elif child.name == "table":
-                out.append(table_md(child))
-            elif child.name == "pre":
-                out.append("```\n" + child.get_text().strip("\n") + "\n```")
-            elif child.name in _BLOCKS and not child.find(list(_BLOCKS | set(_HEADINGS))):
-                text = text_of(child)
-                if text:
-                    out.append(("- " if child.name == "li" else "") + text)
-            else:
-                walk(child)
-        flush()
-
-    walk(soup.body or soup)
+    _walk(soup.body or soup, out)
     return "\n\n".join(out), title, lang
+
+
+def _walk(node: Tag, out: list[str]) -> None:
+    """Append the markdown blocks of `node`'s children to `out`."""
+    from bs4 import NavigableString, Tag
+
+    inline: list[str] = []  # running text of inline content (text, <a>, <b>, <span>...) between blocks
+    for child in node.children:
+        if not isinstance(child, Tag):
+            if type(child) is NavigableString:  # not a comment, doctype or CDATA
+                inline.append(str(child))
+            continue
+        if child.name in _SKIP_TAGS or child.name == "title":
+            continue
+        if child.name not in _STRUCTURE and not child.find(list(_STRUCTURE)):
+            inline.append(child.get_text(" "))
+            continue
+        _flush_inline(inline, out)
+        _write_block(child, out)
+    _flush_inline(inline, out)
+
+
+def _flush_inline(inline: list[str], out: list[str]) -> None:
+    """Append the inline run collected so far to `out` as one paragraph, and start a new run."""
+    text = re.sub(r"\s+", " ", " ".join(inline)).strip()
+    if text:
+        out.append(text)
+    inline.clear()
+
+
+def _write_block(block: Tag, out: list[str]) -> None:
+    """Append one block element to `out` as markdown, descending into containers."""
+    if block.name in _HEADINGS:
+        heading = _text_of(block)
+        if heading:
+            out.append("#" * _HEADINGS[block.name] + " " + heading)
+    elif block.name == "table":
+        out.append(_table_md(block))
+    elif block.name == "pre":
+        out.append("```\n" + block.get_text().strip("\n") + "\n```")
+    elif block.name in _BLOCKS and not block.find(list(_BLOCKS | set(_HEADINGS))):
+        text = _text_of(block)
+        if text:
+            out.append(("- " if block.name == "li" else "") + text)
+    else:
+        _walk(block, out)
+
+
+def _text_of(node: Tag) -> str:
+    """Return the element's text with runs of whitespace collapsed."""
+    return re.sub(r"\s+", " ", node.get_text(" ", strip=True)).strip()
+
+
+def _table_md(table: Tag) -> str:
+    """Render a table as a markdown pipe table, its first row as the header."""
+    rows = []
+    for tr in table.find_all("tr"):
+        cells = [_text_of(c).replace("|", "/") for c in tr.find_all(["th", "td"])]
+        if cells:
+            rows.append("| " + " | ".join(cells) + " |")
+    if rows:
+        width = rows[0].count("|") - 1
+        rows.insert(1, "|" + "---|" * width)
+    return "\n".join(rows)
 
 
 def _load_html(path: Path) -> Document:

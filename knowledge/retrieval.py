@@ -18,33 +18,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
 
 from knowledge.bm25 import PostingsBM25
 from knowledge.embeddings import Embedder, get_embedder
+from knowledge.passage import Passage
 from knowledge.store import GUIDES, KnowledgeConfig, KnowledgeStore, StoreError
 from knowledge.text import add_words, detect_lang, tokenize
 
 Mode = Literal["hybrid", "dense", "bm25"]
 MODES: tuple[str, ...] = ("hybrid", "dense", "bm25")
 GLOSSARY_PATH = Path(__file__).resolve().parent / "data" / "glossary.yaml"
-
-
-class Passage(BaseModel):
-    """One retrieved chunk, ready to cite."""
-
-    doc_id: str = Field(description="Document id, e.g. interconnect.zh")
-    title: str
-    section: str = Field(description="Section path joined with ' > '")
-    section_path: list[str]
-    lang: str
-    source: str = Field(description="File the passage came from")
-    text: str
-    score: float = Field(description="Fused score (hybrid: reciprocal-rank fusion); higher is better")
-    chunk_id: str
-    collection: str
-    dense_rank: int | None = None
-    bm25_rank: int | None = None
 
 
 class Glossary:

@@ -39,7 +39,7 @@ def test_openai_tool_call_runs_the_real_tool_and_streams_the_answer(knowledge_di
     results = [e for e in events if isinstance(e, ToolResultEvent)]
     final = events[-1]
     assert calls[0].name == "estimate_vram" and calls[0].args["mode"] == "qlora"
-    assert results[0].ok and results[0].result["per_gpu_gib"] > 0
+    assert results[0].ok and results[0].result.per_gpu_gib > 0
     assert any(isinstance(e, TextEvent) for e in events)
     assert isinstance(final, FinalEvent) and final.provider.startswith("openai")
     assert "10.3" in final.answer
@@ -70,7 +70,7 @@ def test_ollama_protocol(knowledge_dir):
         settings = settings_from({"provider": "ollama:qwen2.5:7b", "ollama_host": server.url, "timeout_s": 5})
         final = Advisor(settings).ask("s3", "4090 memory?")
     assert final.provider.startswith("ollama")
-    assert final.tool_calls[0].name == "gpu_specs" and final.tool_calls[0].result["gpus"][0]["vram_gib"] == 24
+    assert final.tool_calls[0].name == "gpu_specs" and final.tool_calls[0].result.gpus[0].vram_gib == 24
     assert "24 GiB" in final.answer
 
 

@@ -90,7 +90,7 @@ def test_memory_questions(advisor, question, lang, tool, args):
     for key, value in args.items():
         assert call.args.get(key) == value, (key, call.args)
     assert final.language == lang
-    assert has_number(final.answer, call.result["per_gpu_gib"])
+    assert has_number(final.answer, call.result.per_gpu_gib)
     assert "GiB" in final.answer
     assert final.citations and "[1]" in final.answer
 
@@ -114,10 +114,10 @@ def test_recommendations(advisor, question, lang, args):
     for key, value in args.items():
         assert call.args.get(key) == value, (key, call.args)
     result = call.result
-    if result["options"]:
-        assert result["options"][0]["gpu"] in final.answer
+    if result.options:
+        assert result.options[0].gpu in final.answer
     else:
-        assert result["suggestions"][0][:30] in final.answer
+        assert result.suggestions[0][:30] in final.answer
     assert final.language == lang
 
 
@@ -126,8 +126,8 @@ def test_speed_serving_question_sizes_the_cluster(advisor):
     final = turn(advisor, new_session(), q)
     speed = one(final, "estimate_speed")
     assert speed.args["gpu"] == "h100-sxm" and speed.args["batch"] == 50 and speed.args["num_gpus"] >= 2
-    assert speed.result["fits_in_memory"]
-    assert has_number(final.answer, speed.result["decode_tokens_per_s"])
+    assert speed.result.fits_in_memory
+    assert has_number(final.answer, speed.result.decode_tokens_per_s)
 
 
 @pytest.mark.parametrize(
@@ -143,8 +143,8 @@ def test_speed_questions(advisor, question, gpu, count):
     call = one(final, "estimate_speed")
     assert call.args["gpu"] == gpu and call.args["num_gpus"] == count
     r = call.result
-    value = r["training_tokens_per_s"] if r["training_tokens_per_s"] is not None else r["decode_tokens_per_s"]
-    fmt = "{:,.0f}" if r["training_tokens_per_s"] is not None else "{:,.1f}"
+    value = r.training_tokens_per_s if r.training_tokens_per_s is not None else r.decode_tokens_per_s
+    fmt = "{:,.0f}" if r.training_tokens_per_s is not None else "{:,.1f}"
     assert has_number(final.answer, value, fmt)
 
 
@@ -172,27 +172,27 @@ def test_compare_and_cost(advisor):
     vrams = calls(final, "estimate_vram")
     assert {c.args["num_gpus"] for c in vrams} == {4, 1} and all(c.args["params_b"] == 13 for c in vrams)
     for c in tcos:
-        assert f"{c.result['upfront']:,.0f}" in final.answer
+        assert f"{c.result.upfront:,.0f}" in final.answer
 
 
 def test_workstation_psu(advisor):
     final = turn(advisor, new_session(), "两张4090装机需要多大电源？")
     call = one(final, "plan_workstation")
     assert call.args == {"gpu": "rtx-4090", "num_gpus": 2}
-    assert f"{call.result['psu_w']:,}" in final.answer
+    assert f"{call.result.psu_w:,}" in final.answer
 
 
 def test_fit_question(advisor):
     final = turn(advisor, new_session(), "Llama 3.1 8B on a 4090: how long a context can I run?")
     call = one(final, "fit_on_gpu")
-    assert f"{call.result['max_context']:,}" in final.answer
+    assert f"{call.result.max_context:,}" in final.answer
 
 
 def test_catalog_listing(advisor):
     final = turn(advisor, new_session(), "List GPUs with at least 48GB and ECC")
     call = one(final, "find_gpus")
     assert call.args["min_vram_gib"] == 48 and call.args["need_ecc"] is True
-    assert call.result["gpus"][0]["name"] in final.answer
+    assert call.result.gpus[0].name in final.answer
 
 
 @pytest.mark.parametrize(

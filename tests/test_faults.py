@@ -183,7 +183,7 @@ def test_corrupt_store_is_a_clear_message_and_search_works_after_recovery(adviso
     assert search and search[0].error
 
     numbers = advisor.ask("corrupt-store", "How much memory does Qwen2.5-7B need for inference?")
-    assert _vram_call(numbers).result["per_gpu_gib"] > 0  # the calculators do not need the store
+    assert _vram_call(numbers).result.per_gpu_gib > 0  # the calculators do not need the store
     assert "GiB" in numbers.answer
 
     # recovery as the message says: move the folder away; the next question rebuilds the store, no restart
@@ -302,7 +302,7 @@ def test_injected_document_does_not_change_the_catalog_numbers(advisor, injected
     assert injected_store & {p.doc_id for p in hits}  # a hostile passage really is in reach of the assistant
     final = advisor.ask("injection-" + question, question)
     specs = [c for c in final.tool_calls if c.name == "gpu_specs" and c.result]
-    assert specs and specs[0].result["gpus"][0]["vram_gib"] == 24
+    assert specs and specs[0].result.gpus[0].vram_gib == 24
     assert "24 GiB" in final.answer
     for bad in BAD:
         assert bad not in final.answer, final.answer
@@ -318,4 +318,4 @@ def test_a_store_deleted_while_running_is_a_clear_message_not_empty_results(advi
     assert not final.citations
     assert "disappeared" in final.answer and "restart the app" in final.answer
     numbers = advisor.ask("deleted", "How much memory does Qwen2.5-7B need for inference?")
-    assert _vram_call(numbers).result["per_gpu_gib"] > 0  # the calculators still answer
+    assert _vram_call(numbers).result.per_gpu_gib > 0  # the calculators still answer

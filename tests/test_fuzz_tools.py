@@ -410,11 +410,11 @@ def test_advisor_survives_arbitrary_conversations(advisor):
         for call in final.tool_calls:
             assert call.result is not None or call.error, call
             if call.result is not None:
-                json.dumps(call.result, allow_nan=False)
+                json.dumps(call.result.model_dump(mode="json"), allow_nan=False)
         json.dumps(final.scenario.model_dump(mode="json"), allow_nan=False)
 
     run()
     # after all that, the same session still answers a real question with real numbers
     final = advisor.ask(session, "How much memory does Qwen2.5-7B need for inference at 4k context?")
     vram = [c for c in final.tool_calls if c.name == "estimate_vram" and c.result]
-    assert vram and math.isfinite(vram[-1].result["per_gpu_gib"])
+    assert vram and math.isfinite(vram[-1].result.per_gpu_gib)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import socket
 import time
@@ -32,9 +31,7 @@ from assistant.providers import (
     ProviderError,
     ProviderSpec,
     SecretRedactingFilter,
-    acall_with_retry,
     build_chat_model,
-    call_with_retry,
     describe_llm_failure,
     endpoint_of,
     invalid_tool_call_failure,
@@ -475,6 +472,15 @@ def test_ollama_failures(turn: Turn, kind, words):
     assert failure.kind == kind and words in failure.message, failure
 
 
+def test_ollama_is_not_retried_but_reports_retry_after():
+    """ChatOllama has no retry option (max_retries drives the openai client only); the failure says how long to wait."""
+    with FakeOllamaServer([status(429, retry_after=0.05), text("unused")]) as server:
+        failure = failure_of(lambda: ollama_model(server, max_retries=3).invoke(QUESTION))
+        assert len(server.chat_requests) == 1
+    assert (failure.kind, failure.retryable, failure.retry_after_s) == ("rate_limit", True, 0.05)
+    assert "the server asks to wait 0.05 s" in failure.message
+
+
 def test_ollama_connection_refused():
     host = f"http://127.0.0.1:{unused_port()}"
     model = build_chat_model(settings_from({"provider": "ollama:qwen2.5:7b", "ollama_host": host}), _no_offline)
@@ -490,51 +496,6 @@ def test_ollama_tags_and_show_for_model_validation():
         ChatOllama(model="qwen2.5:7b", base_url=server.base_url, validate_model_on_init=True)
         with pytest.raises(ValueError, match="not found in Ollama"):
             ChatOllama(model="llama3:70b", base_url=server.base_url, validate_model_on_init=True)
-
-
-# --- retries ----------------------------------------------------------------------------------------------
-
-
-def test_call_with_retry_backs_off_exponentially_then_gives_up():
-    waits: list[float] = []
-    attempts: list[int] = []
-
-    def flaky():
-        attempts.append(1)
-        raise TimeoutError("slow")
-
-    with pytest.raises(TimeoutError):
-        call_with_retry(flaky, retries=3, backoff_s=0.5, is_retryable=lambda e: True, sleep=waits.append)
-    assert len(attempts) == 4 and waits == [0.5, 1.0, 2.0]
-    waits.clear()
-    with pytest.raises(ValueError):
-        call_with_retry(lambda: int("x"), retries=3, backoff_s=0.5, is_retryable=lambda e: False, sleep=waits.append)
-    assert waits == []
-
-
-def test_call_with_retry_honours_and_caps_retry_after_over_http():
-    with FakeOllamaServer([status(429, retry_after=0.05), status(503, retry_after=600), text("ok")]) as server:
-        model = ollama_model(server)
-        waits: list[float] = []
-        answer = call_with_retry(lambda: model.invoke(QUESTION), retries=2, backoff_s=0.01, sleep=waits.append)
-        assert answer.content == "ok" and len(server.chat_requests) == 3
-    assert waits == [0.05, 30.0]  # Retry-After used as given, and capped at max_backoff_s
-    with FakeOllamaServer([status(401)]) as server:
-        with pytest.raises(Exception, match="401"):
-            call_with_retry(lambda: ollama_model(server).invoke(QUESTION), retries=3, backoff_s=0.01)
-        assert len(server.chat_requests) == 1  # auth failures are not retried
-
-
-def test_acall_with_retry():
-    calls: list[int] = []
-
-    async def flaky() -> str:
-        calls.append(1)
-        if len(calls) < 2:
-            raise TimeoutError("slow")
-        return "ok"
-
-    assert asyncio.run(acall_with_retry(flaky, retries=2, backoff_s=0.01)) == "ok" and len(calls) == 2
 
 
 # --- the whole agent loop over HTTP (LangChain 1.x create_agent, streamed as the Advisor streams it) -------

@@ -145,7 +145,7 @@ def test_mode_precision_mismatch(kwargs, message):
         dict(params_b=7, batch=0),
         dict(params_b=7, num_gpus=3, tp=2),
         dict(params_b=7, mode="pretrain"),
-        dict(params_b=7, cpu_offload="optimizer_and_params", mode="full"),
+        dict(params_b=7, cpu_offload="optimizer_and_params", mode="full", zero_stage=2),
     ],
 )
 def test_invalid_requests_raise_validation_errors(kwargs):

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from tools.catalog import resolve_gpu
 from tools.precision import resolve_precision
+from tools.sizing import default_headroom, usable_of
 from tools.vram import VramRequest, VramResult, estimate_vram
 from tools.workload import ModelRef
 
@@ -24,8 +25,12 @@ class FitRequest(ModelRef):
     precision: str | None = Field(default=None, description="Fix the weight format (else the best that fits)")
     kv_dtype: str | None = Field(default=None, description="KV-cache dtype (default fp16)")
     context_tokens: int = Field(default=4096, ge=1, le=MAX_SEARCH, description="Context for the concurrency answer")
-    memory_utilization: float = Field(
-        default=0.9, gt=0, le=1, description="Share of GPU memory the engine may use (vLLM gpu_memory_utilization)"
+    memory_utilization: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Share of GPU memory the engine may use (vLLM gpu_memory_utilization; default 0.9 = the "
+        "product's 10% headroom, tools/sizing.py)",
     )
 
 
@@ -59,7 +64,8 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
 def fit_on_gpu(req: FitRequest) -> FitResult:
     """Solve exactly with the estimator for the precision, context and concurrency limits."""
     gpu, note = resolve_gpu(req.gpu)
-    usable = gpu.usable_memory_gib * req.memory_utilization
+    utilization = 1 - default_headroom() if req.memory_utilization is None else req.memory_utilization
+    usable = usable_of(gpu.usable_memory_gib, 1 - utilization)
     ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
     assumptions = [note] if note else []
     warnings: list[str] = []
@@ -67,7 +73,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         assumptions.append(f"{gpu.name}: the GPU may use {gpu.gpu_memory_share:.0%} of unified memory by default")
     assumptions.append(
         f"usable memory {usable:.1f} GiB per GPU = {gpu.usable_memory_gib:g} GiB x "
-        f"{req.memory_utilization:.0%} (engine memory-utilization limit)"
+        f"{utilization:.0%} (engine memory-utilization limit)"
     )
 
     def estimate(precision: str, context: int, batch: int) -> VramResult:
@@ -83,7 +89,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         )
 
     def fits(precision: str, context: int, batch: int) -> bool:
-        return estimate(precision, context, batch).per_gpu_gib <= usable
+        return estimate(precision, context, batch).per_gpu_gib <= usable + 1e-9
 
     ladder = (
         [req.precision]

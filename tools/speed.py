@@ -289,11 +289,7 @@ def _inference(
     attn_flops = 4 * arch.num_layers * ctx * arch.num_attention_heads * arch.head_dim
     flops = (2 * arch.active_params + attn_flops) * seqs
     t_comp = flops / (tflops * 1e12 * mfu * shards) if tflops else 0.0
-    t_comm = 0.0
-    if parallel == "tensor" and n > 1:
-        t_comm = 2 * arch.num_layers * _all_reduce_s(seqs * arch.hidden_size * 2, n, link)
-    elif parallel == "pipeline" and n > 1:
-        t_comm = (n - 1) * (link[1] + seqs * arch.hidden_size * 2 / (link[0] * 1e9))
+    t_comm = _decode_comm_s(arch, seqs, n, parallel, link)
     moe_layers = arch.moe_layers
     t_fixed = (
         (arch.num_layers - moe_layers) * profile["per_layer_overhead_ms"]
@@ -307,20 +303,9 @@ def _inference(
     total = per_seq * seqs * (n if parallel == "data" else 1)
     if parallel == "pipeline" and seqs >= n:
         total *= n  # with at least one sequence per stage in flight, all stages work at once
-    # prefill of one prompt of ctx tokens
-    ttft = None
-    prefill = None
-    if tflops:
-        p_flops = (
-            2 * arch.active_params * ctx + 2 * arch.num_layers * ctx * ctx * arch.num_attention_heads * arch.head_dim
-        )
-        p_shards = n if parallel == "tensor" else 1
-        t_p = max(p_flops / (tflops * 1e12 * mfu * p_shards), w_read / p_shards / bw)
-        if parallel == "tensor" and n > 1:
-            t_p += 2 * arch.num_layers * _all_reduce_s(ctx * arch.hidden_size * 2, n, link)
-        ttft = t_p
-        prefill = ctx / t_p
-    else:
+    ttft = _prefill_s(arch, ctx, tflops * 1e12 * mfu, w_read, bw, n, parallel, link) if tflops else None
+    prefill = ctx / ttft if ttft is not None else None
+    if not tflops:
         warnings.append("no compute figure for this GPU: prefill and TTFT not estimated")
     assumptions.append(
         f"decode: {w_read / 1e9:.2f} GB of weights + {kv_read / 1e9:.2f} GB of KV cache read per step "
@@ -349,6 +334,34 @@ def _inference(
         ttft_s=round(ttft, 4) if ttft else None,
         bound=bound,
     )
+
+
+def _decode_comm_s(arch: ModelArch, seqs: int, n: int, parallel: str, link: tuple[float, float, str]) -> float:
+    """Return the communication time of one decode step: tensor-parallel all-reduces, or pipeline stage hand-offs."""
+    if parallel == "tensor" and n > 1:
+        return 2 * arch.num_layers * _all_reduce_s(seqs * arch.hidden_size * 2, n, link)
+    if parallel == "pipeline" and n > 1:
+        return (n - 1) * (link[1] + seqs * arch.hidden_size * 2 / (link[0] * 1e9))
+    return 0.0
+
+
+def _prefill_s(
+    arch: ModelArch,
+    ctx: int,
+    flops_per_s: float,
+    w_read: float,
+    bw: float,
+    n: int,
+    parallel: str,
+    link: tuple[float, float, str],
+) -> float:
+    """Return the time to prefill one prompt of `ctx` tokens (the TTFT), compute- or read-bound, plus all-reduces."""
+    p_flops = 2 * arch.active_params * ctx + 2 * arch.num_layers * ctx * ctx * arch.num_attention_heads * arch.head_dim
+    p_shards = n if parallel == "tensor" else 1
+    t_p = max(p_flops / (flops_per_s * p_shards), w_read / p_shards / bw)
+    if parallel == "tensor" and n > 1:
+        t_p += 2 * arch.num_layers * _all_reduce_s(ctx * arch.hidden_size * 2, n, link)
+    return t_p
 
 
 def _training(

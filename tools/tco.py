@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, Field
 
-from tools.catalog import resolve_gpu
+from tools.catalog import GpuSpec, resolve_gpu
 from tools.errors import AdvisorError
-from tools.prices import Currency, PriceKind, load_prices, purchase_price, tco_defaults
+from tools.prices import Currency, PriceBook, PriceKind, load_prices, purchase_price, tco_defaults
 
 
 class TcoRequest(BaseModel):
@@ -73,6 +75,33 @@ class TcoResult(BaseModel):
     warnings: list[str]
 
 
+@dataclass(frozen=True)
+class _Power:
+    """Monthly electricity of the machine, with the rates behind it."""
+
+    monthly: float
+    busy_kw: float
+    idle_kw: float
+    pue: float
+    kwh_price: float
+
+
+@dataclass(frozen=True)
+class _Owning:
+    """What owning the GPUs costs over the horizon, in the figures the rent comparison reuses."""
+
+    months: int
+    busy_hours: float
+    upfront: float
+    resale: float
+    maintenance_monthly: float
+    power: _Power
+
+    @property
+    def running_monthly(self) -> float:
+        return self.power.monthly + self.maintenance_monthly
+
+
 def calculate_tco(req: TcoRequest) -> TcoResult:
     """Compare buying with renting."""
     gpu, note = resolve_gpu(req.gpu)
@@ -85,112 +114,29 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
     hours = cfg["hours_per_month"] * req.utilization
     n = req.num_gpus
 
-    if req.gpu_price is not None:
-        price_each, price_basis = req.gpu_price, "your price"
-    else:
-        found = purchase_price(gpu, cur, book)
-        if found is None:
-            raise AdvisorError(
-                f"no purchase price is known for {gpu.name} (data-center parts have no public list "
-                "price); pass gpu_price"
-            )
-        price_each, price_basis = found
-    host = req.host_cost
-    if host is None:
-        h = cfg["host_cost_usd"][gpu.segment]
-        host = book.convert(h["base"] + h["per_gpu"] * n, "USD", cur)
-        assumptions.append(
-            f"host (CPU, board, RAM, PSU, case) {host:,.0f} {cur}: {h['base']} + {h['per_gpu']} USD "
-            f"per GPU for a {gpu.segment} build"
-        )
+    price_each, price_basis = _purchase_price(req, gpu, book)
+    host = _host_cost(req, gpu, book, assumptions)
     upfront = price_each * n + host
     assumptions.append(f"{gpu.name} at {price_each:,.0f} {cur} each ({price_basis})")
-
-    kwh_price = req.electricity_price_per_kwh
-    if kwh_price is None:
-        kwh_price = cfg["electricity_price_per_kwh"][cur]
-    pue = req.pue or cfg["pue"]["datacenter" if gpu.segment == "datacenter" else "local"]
-    load = req.average_load_share or cfg["average_load_share"]
-    idle = cfg["idle_power_share"]
-    tdp = gpu.tdp_w or 300
-    if not gpu.tdp_w:
-        warnings.append(f"{gpu.name} has no TDP on record; 300 W assumed")
-    busy_kw = tdp * load * n / 1000
-    idle_kw = tdp * idle * n / 1000
-    host_kw = 0.15 + 0.05 * n  # CPU, fans, drives
-    kwh_month = (busy_kw + host_kw) * hours + (idle_kw + host_kw * 0.5) * (cfg["hours_per_month"] - hours)
-    power_monthly = kwh_month * pue * kwh_price
-    assumptions.append(
-        f"power: {n} x {tdp:g} W x {load:.0%} load for {hours:,.0f} busy h/month, {idle:.0%} of TDP idle otherwise, "
-        f"host {host_kw * 1000:.0f} W; PUE {pue:g}; {kwh_price:g} {cur}/kWh -> {power_monthly:,.0f} {cur}/month"
+    power = _power(req, gpu, hours, assumptions, warnings)
+    maintenance_monthly, resale = _maintenance_and_resale(req, gpu, upfront, price_each * n, assumptions)
+    own = _Owning(
+        months=months,
+        busy_hours=hours,
+        upfront=upfront,
+        resale=resale,
+        maintenance_monthly=maintenance_monthly,
+        power=power,
     )
-    maint_share = (
-        req.maintenance_per_year_share
-        if req.maintenance_per_year_share is not None
-        else cfg["maintenance_per_year_share"]
-    )
-    maintenance_monthly = upfront * maint_share / 12
-    years = min(5, max(1, round(req.horizon_years)))
-    resale_share = req.resale_share if req.resale_share is not None else cfg["resale_share_after"][gpu.segment][years]
-    resale = price_each * n * resale_share
-    assumptions.append(
-        f"maintenance {maint_share:.0%} of hardware per year; resale {resale_share:.0%} of the GPU "
-        f"price after {req.horizon_years:g} years"
-    )
-    buy_total = upfront + (power_monthly + maintenance_monthly) * months - resale
+    buy_total = upfront + (power.monthly + maintenance_monthly) * months - resale
     tokens_month = req.throughput_tokens_per_s * 3600 * hours if req.throughput_tokens_per_s else None
 
-    rent: list[RentOption] = []
-    own_running = power_monthly + maintenance_monthly
-    for kind in ("on_demand", "spot", "reserved_1y", "reserved_3y"):
-        if kind == "on_demand" and req.cloud_price_per_gpu_hour:
-            rate, basis = req.cloud_price_per_gpu_hour, "your price"
-        else:
-            found = book.typical(gpu, kind, cur)
-            if found is None:
-                continue
-            rate, rows = found
-            dates = sorted(str(r.date) for r in rows)
-            basis = (
-                f"median of {len(rows)} offers ({', '.join(sorted({r.provider for r in rows}))}), "
-                f"dated {dates[0]}..{dates[-1]}"
-            )
-        monthly = rate * n * hours
-        total = monthly * months
-        # buying pays off when the rent saved per busy hour covers the fixed costs of owning
-        fixed = (
-            upfront
-            - resale
-            + maintenance_monthly * months
-            + idle_kw * pue * kwh_price * cfg["hours_per_month"] * months
-        )
-        saved_per_hour = rate * n - (busy_kw - idle_kw) * pue * kwh_price
-        be = fixed / (months * saved_per_hour) if saved_per_hour > 0 else None
-        rent.append(
-            RentOption(
-                kind=kind,
-                price_per_gpu_hour=round(rate, 4),
-                monthly=round(monthly, 2),
-                total=round(total, 2),
-                break_even_hours_per_month=round(be, 1) if be is not None else None,
-                basis=basis,
-                cost_per_million_tokens=round(monthly / tokens_month * 1e6, 4) if tokens_month else None,
-            )
-        )
-    if not rent:
-        warnings.append(f"no cloud price on record for {gpu.name}: pass cloud_price_per_gpu_hour to compare renting")
-    for option in rent:
-        if option.break_even_hours_per_month is not None and option.break_even_hours_per_month > cfg["hours_per_month"]:
-            warnings.append(
-                f"against {option.kind.replace('_', ' ')} renting, buying never pays off within "
-                f"{req.horizon_years:g} years even at 24/7 use"
-            )
+    rent = _rent_options(req, gpu, book, own, tokens_month)
+    warnings.extend(_rent_warnings(req, gpu, rent))
     on_demand = next((o for o in rent if o.kind == "on_demand"), None)
-    cum_buy = [round(upfront + own_running * m - (resale if m == months else 0), 2) for m in range(months + 1)]
+    cum_buy = [round(upfront + own.running_monthly * m - (resale if m == months else 0), 2) for m in range(months + 1)]
     cum_rent = [round(on_demand.monthly * m, 2) for m in range(months + 1)] if on_demand else None
-    be_month = None
-    if cum_rent:
-        be_month = next((m for m in range(1, months + 1) if cum_rent[m] >= upfront + own_running * m), None)
+    be_month = _break_even_month(own, cum_rent)
     if be_month:
         assumptions.append(
             f"break-even month {be_month}: cumulative on-demand rent passes the cost of owning "
@@ -210,7 +156,7 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
         upfront=round(upfront, 2),
         gpu_price_each=round(price_each, 2),
         host_cost=round(host, 2),
-        power_monthly=round(power_monthly, 2),
+        power_monthly=round(power.monthly, 2),
         maintenance_monthly=round(maintenance_monthly, 2),
         resale_value=round(resale, 2),
         buy_total=round(buy_total, 2),
@@ -224,4 +170,154 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
         break_even_month=be_month,
         assumptions=assumptions,
         warnings=warnings,
+    )
+
+
+def _purchase_price(req: TcoRequest, gpu: GpuSpec, book: PriceBook) -> tuple[float, str]:
+    """Return the price of one GPU and where it comes from: the caller's, else the price book's."""
+    if req.gpu_price is not None:
+        return req.gpu_price, "your price"
+    found = purchase_price(gpu, req.currency, book)
+    if found is None:
+        raise AdvisorError(
+            f"no purchase price is known for {gpu.name} (data-center parts have no public list price); pass gpu_price"
+        )
+    return found
+
+
+def _host_cost(req: TcoRequest, gpu: GpuSpec, book: PriceBook, assumptions: list[str]) -> float:
+    """Return the cost of the rest of the machine: the caller's, else a typical build for the GPU's segment."""
+    if req.host_cost is not None:
+        return req.host_cost
+    h = tco_defaults()["host_cost_usd"][gpu.segment]
+    host = book.convert(h["base"] + h["per_gpu"] * req.num_gpus, "USD", req.currency)
+    assumptions.append(
+        f"host (CPU, board, RAM, PSU, case) {host:,.0f} {req.currency}: {h['base']} + {h['per_gpu']} USD "
+        f"per GPU for a {gpu.segment} build"
+    )
+    return host
+
+
+def _power(req: TcoRequest, gpu: GpuSpec, hours: float, assumptions: list[str], warnings: list[str]) -> _Power:
+    """Price a month of electricity: GPUs at load while busy, near idle otherwise, plus the host and PUE."""
+    cfg = tco_defaults()
+    cur = req.currency
+    n = req.num_gpus
+    kwh_price = req.electricity_price_per_kwh
+    if kwh_price is None:
+        kwh_price = cfg["electricity_price_per_kwh"][cur]
+    pue = req.pue or cfg["pue"]["datacenter" if gpu.segment == "datacenter" else "local"]
+    load = req.average_load_share or cfg["average_load_share"]
+    idle = cfg["idle_power_share"]
+    tdp = gpu.tdp_w or 300
+    if not gpu.tdp_w:
+        warnings.append(f"{gpu.name} has no TDP on record; 300 W assumed")
+    busy_kw = tdp * load * n / 1000
+    idle_kw = tdp * idle * n / 1000
+    host_kw = 0.15 + 0.05 * n  # CPU, fans, drives
+    kwh_month = (busy_kw + host_kw) * hours + (idle_kw + host_kw * 0.5) * (cfg["hours_per_month"] - hours)
+    monthly = kwh_month * pue * kwh_price
+    assumptions.append(
+        f"power: {n} x {tdp:g} W x {load:.0%} load for {hours:,.0f} busy h/month, {idle:.0%} of TDP idle otherwise, "
+        f"host {host_kw * 1000:.0f} W; PUE {pue:g}; {kwh_price:g} {cur}/kWh -> {monthly:,.0f} {cur}/month"
+    )
+    return _Power(monthly=monthly, busy_kw=busy_kw, idle_kw=idle_kw, pue=pue, kwh_price=kwh_price)
+
+
+def _maintenance_and_resale(
+    req: TcoRequest, gpu: GpuSpec, upfront: float, gpus_price: float, assumptions: list[str]
+) -> tuple[float, float]:
+    """Return the monthly maintenance and the resale value of the GPUs at the end of the horizon."""
+    cfg = tco_defaults()
+    maint_share = (
+        req.maintenance_per_year_share
+        if req.maintenance_per_year_share is not None
+        else cfg["maintenance_per_year_share"]
+    )
+    maintenance_monthly = upfront * maint_share / 12
+    years = min(5, max(1, round(req.horizon_years)))
+    resale_share = req.resale_share if req.resale_share is not None else cfg["resale_share_after"][gpu.segment][years]
+    resale = gpus_price * resale_share
+    assumptions.append(
+        f"maintenance {maint_share:.0%} of hardware per year; resale {resale_share:.0%} of the GPU "
+        f"price after {req.horizon_years:g} years"
+    )
+    return maintenance_monthly, resale
+
+
+def _rent_rate(req: TcoRequest, gpu: GpuSpec, book: PriceBook, kind: PriceKind) -> tuple[float, str] | None:
+    """Return the hourly rate of one GPU for `kind` and its basis, or None when no price is on record."""
+    if kind == "on_demand" and req.cloud_price_per_gpu_hour:
+        return req.cloud_price_per_gpu_hour, "your price"
+    found = book.typical(gpu, kind, req.currency)
+    if found is None:
+        return None
+    rate, rows = found
+    dates = sorted(str(r.date) for r in rows)
+    return rate, (
+        f"median of {len(rows)} offers ({', '.join(sorted({r.provider for r in rows}))}), dated {dates[0]}..{dates[-1]}"
+    )
+
+
+def _rent_options(
+    req: TcoRequest, gpu: GpuSpec, book: PriceBook, own: _Owning, tokens_month: float | None
+) -> list[RentOption]:
+    """Price renting the same GPUs for the same busy hours, for every kind of cloud price on record."""
+    hours_per_month = tco_defaults()["hours_per_month"]
+    n = req.num_gpus
+    months = own.months
+    power = own.power
+    rent: list[RentOption] = []
+    for kind in ("on_demand", "spot", "reserved_1y", "reserved_3y"):
+        priced = _rent_rate(req, gpu, book, kind)
+        if priced is None:
+            continue
+        rate, basis = priced
+        monthly = rate * n * own.busy_hours
+        total = monthly * months
+        # buying pays off when the rent saved per busy hour covers the fixed costs of owning
+        fixed = (
+            own.upfront
+            - own.resale
+            + own.maintenance_monthly * months
+            + power.idle_kw * power.pue * power.kwh_price * hours_per_month * months
+        )
+        saved_per_hour = rate * n - (power.busy_kw - power.idle_kw) * power.pue * power.kwh_price
+        be = fixed / (months * saved_per_hour) if saved_per_hour > 0 else None
+        rent.append(
+            RentOption(
+                kind=kind,
+                price_per_gpu_hour=round(rate, 4),
+                monthly=round(monthly, 2),
+                total=round(total, 2),
+                break_even_hours_per_month=round(be, 1) if be is not None else None,
+                basis=basis,
+                cost_per_million_tokens=round(monthly / tokens_month * 1e6, 4) if tokens_month else None,
+            )
+        )
+    return rent
+
+
+def _rent_warnings(req: TcoRequest, gpu: GpuSpec, rent: list[RentOption]) -> list[str]:
+    """Say when there is nothing to compare with, or when buying can never pay off."""
+    hours_per_month = tco_defaults()["hours_per_month"]
+    warnings = []
+    if not rent:
+        warnings.append(f"no cloud price on record for {gpu.name}: pass cloud_price_per_gpu_hour to compare renting")
+    for option in rent:
+        if option.break_even_hours_per_month is not None and option.break_even_hours_per_month > hours_per_month:
+            warnings.append(
+                f"against {option.kind.replace('_', ' ')} renting, buying never pays off within "
+                f"{req.horizon_years:g} years even at 24/7 use"
+            )
+    return warnings
+
+
+def _break_even_month(own: _Owning, cum_rent: list[float] | None) -> int | None:
+    """Return the first month in which cumulative on-demand rent reaches the cost of owning so far."""
+    if not cum_rent:
+        return None
+    return next(
+        (m for m in range(1, own.months + 1) if cum_rent[m] >= own.upfront + own.running_monthly * m),
+        None,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
@@ -19,6 +20,7 @@ from tools.precision import (
     weight_bits_by_group,
     weight_bytes,
 )
+from tools.sizing import GpuFit, headroom_or_default, smallest_count, usable_gib
 from tools.workload import ModelRef
 
 GIB = 2**30
@@ -62,7 +64,11 @@ class VramRequest(ModelRef):
         description="Tensor-parallel degree (inference default: all GPUs; training default 1)",
     )
     pp: int = Field(default=1, ge=1, le=1024, description="Pipeline-parallel stages")
-    zero_stage: Literal[0, 1, 2, 3] = Field(default=0, description="DeepSpeed ZeRO stage / FSDP sharding (training)")
+    zero_stage: Literal[0, 1, 2, 3] | None = Field(
+        default=None,
+        description="DeepSpeed ZeRO stage / FSDP sharding (training); default 3 once training spans several "
+        "data-parallel GPUs, else 0",
+    )
     optimizer: Optimizer = Field(
         default="adamw",
         description="adamw (fp32 master + fp32 states), adamw_no_master (fp32 states), adamw_bf16 (bf16 states), "
@@ -87,6 +93,14 @@ class VramRequest(ModelRef):
         description="Training: apply the optimizer per parameter during "
         "backward (torchtune optimizer_in_bwd, LOMO), so no full gradient buffer exists",
     )
+    gpu: str | None = Field(
+        default=None,
+        description="A GPU to size the workload for (fuzzy name): the result then says whether it fits on "
+        "num_gpus of them and how many it needs",
+    )
+    headroom: float | None = Field(
+        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free when judging fit (default 0.1)"
+    )
     chunked_cross_entropy: bool = Field(
         default=False,
         description="Training: fused/chunked cross-entropy (Liger, "
@@ -100,7 +114,7 @@ class VramRequest(ModelRef):
             raise ValueError(
                 f"num_gpus ({self.num_gpus}) must be a multiple of tp x pp ({tp} x {self.pp} = {tp * self.pp})"
             )
-        if self.cpu_offload == "optimizer_and_params" and self.zero_stage != 3:
+        if self.cpu_offload == "optimizer_and_params" and self.zero_stage not in (3, None):
             raise ValueError("offloading parameters needs zero_stage=3 (ZeRO-Infinity / FSDP CPU offload)")
         return self
 
@@ -127,13 +141,73 @@ class VramResult(BaseModel):
     weight_bits_per_param: float
     kv_cache_bytes_per_token: float
     trainable_params_b: float
+    zero_stage: int = Field(default=0, description="ZeRO stage used (training)")
     cpu_offload_gib: float = 0.0
+    fit: GpuFit | None = Field(default=None, description="Against the requested GPU: fits, GPUs needed")
     assumptions: list[str]
     warnings: list[str]
 
 
 def estimate_vram(req: VramRequest) -> VramResult:
-    """Estimate GPU memory for a workload."""
+    """Estimate GPU memory for a workload; with `gpu` set, also whether it fits and how many GPUs it needs."""
+    result = _estimate(req)
+    if req.gpu:
+        result.fit = _fit_on(req, result)
+    return result
+
+
+def zero_stage_of(req: VramRequest, dp: int) -> int:
+    """The ZeRO stage: as asked, else ZeRO-3 (FSDP full sharding) once training spans several ranks."""
+    if req.zero_stage is not None:
+        return req.zero_stage
+    if req.mode != "inference" and req.cpu_offload == "optimizer_and_params":
+        return 3  # parameter offload exists only with ZeRO-3 (ZeRO-Infinity / FSDP CPU offload)
+    return 3 if req.mode != "inference" and dp > 1 else 0
+
+
+def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
+    """Size `req` for its GPU with the one fit rule (tools/sizing.py)."""
+    from tools.catalog import resolve_gpu
+
+    gpu, _ = resolve_gpu(req.gpu or "")
+    usable = usable_gib(gpu, req.headroom)
+
+    def per_gpu_at(n: int) -> float | None:
+        if n == req.num_gpus:
+            return result.per_gpu_gib
+        try:
+            other = VramRequest.model_validate(req.model_dump() | {"num_gpus": n, "gpu": None, "tp": None})
+            return _estimate(other).per_gpu_gib
+        except (AdvisorError, ValueError):
+            return None
+
+    needed = smallest_count(per_gpu_at, usable)
+    return GpuFit(
+        gpu=gpu.name,
+        gpu_id=gpu.id,
+        capacity_gib=round(gpu.usable_memory_gib, 2),
+        usable_gib_per_gpu=round(usable, 2),
+        headroom=headroom_or_default(req.headroom),
+        num_gpus=req.num_gpus,
+        per_gpu_gib=result.per_gpu_gib,
+        fits=result.per_gpu_gib <= usable + 1e-9,
+        gpus_needed=needed[0] if needed else None,
+        per_gpu_gib_needed=needed[1] if needed else None,
+    )
+
+
+@dataclass
+class _States:
+    """Model-state bytes of a training run: totals before sharding, or one GPU's share after it."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    adapters: float
+
+
+def _estimate(req: VramRequest) -> VramResult:
+    """Estimate GPU memory for `req`, without judging it against a GPU."""
     arch, assumptions = req.resolve()
     warnings: list[str] = []
     training = req.mode != "inference"
@@ -141,114 +215,24 @@ def estimate_vram(req: VramRequest) -> VramResult:
     _check_mode_precision(req.mode, precision)
     tp = req.tp or (req.num_gpus // req.pp if not training else 1)
     dp = req.num_gpus // (tp * req.pp)
+    zero = zero_stage_of(req, dp)
     kv_dtype = normalize_kv_dtype(req.kv_dtype) if req.kv_dtype else ("bf16" if precision.compute == "bf16" else "fp16")
-    cfg = defaults()
-    overhead = cfg["memory"]["overhead_gib_per_gpu"] if req.overhead_gib is None else req.overhead_gib
-
-    per_gpu: dict[str, float] = dict.fromkeys(COMPONENTS, 0.0)
-    offload_bytes = 0.0
-    model_shards = tp * req.pp
-    w_bytes = weight_bytes(arch, precision)
     bits = effective_bits(arch, precision)
     assumptions.append(
         f"weights in {precision.name}: {bits:.2f} bits per parameter on average"
         + (f" ({precision.note})" if precision.note else "")
     )
     kv_per_token = arch.kv_values_per_token(req.context_tokens) * kv_bytes(kv_dtype)
-
     if arch.max_context and req.context_tokens > arch.max_context:
         warnings.append(f"context {req.context_tokens:,} exceeds {arch.name}'s maximum of {arch.max_context:,} tokens")
 
-    if not training:
-        per_gpu["weights"] = w_bytes / model_shards
-        kv_total = kv_per_token * req.context_tokens * req.batch
-        per_gpu["kv_cache"] = _kv_per_gpu(arch, kv_total, tp, req.pp, warnings)
-        per_gpu["activations"] = _inference_activations(arch, req) / tp
-        _explain_kv(arch, kv_dtype, kv_per_token, req, assumptions)
-        if precision.kind == "gguf" and tp > 1:
-            warnings.append(
-                "llama.cpp splits GGUF models across GPUs by layers (like pipeline parallel), "
-                "not by tensor parallel; the memory split is similar, the speed gain is not"
-            )
+    offload_bytes = 0.0
+    if training:
+        per_gpu, offload_bytes = _training_bytes(req, arch, precision, tp, dp, zero, assumptions, warnings)
     else:
-        opt = cfg["optimizers"][req.optimizer]
-        trainable = arch.params if req.mode == "full" else arch.lora_params(req.lora_rank, req.lora_targets)
-        if req.mode == "full":
-            w_per_param = 4 if precision.name == "fp32" else opt["weights"]
-            g_per_param = 4 if precision.name == "fp32" else opt["gradients"]
-            o_per_param = (
-                opt["optimizer"]
-                if precision.name != "fp32"
-                else opt["optimizer"] - (4 if req.optimizer in ("adamw", "sgd") else 0)
-            )
-            weights_total = arch.params * w_per_param
-            grads_total = arch.params * g_per_param
-            opt_total = arch.params * o_per_param
-            adapters_total = 0.0
-            assumptions.append(
-                f"full fine-tune with {req.optimizer}: {opt['why']}; "
-                f"{w_per_param + g_per_param + o_per_param} bytes per parameter before sharding"
-            )
-        else:
-            weights_total = w_bytes
-            a_bytes = cfg["memory"]["lora_adapter_dtype_bytes"]
-            adapters_total = trainable * a_bytes
-            grads_total = trainable * a_bytes
-            opt_total = trainable * cfg["adapter_optimizer_bytes"][req.optimizer]
-            assumptions.append(
-                f"{req.mode.upper()}: frozen base in {precision.name}; rank-{req.lora_rank} adapters on "
-                f"{'all linear layers' if req.lora_targets == 'all' else 'attention projections'} = "
-                f"{trainable / 1e6:,.1f}M trainable parameters, kept in fp32 with {req.optimizer} states"
-            )
-        # tensor and pipeline parallel split every model state; ZeRO then shards across data-parallel ranks
-        weights = weights_total / model_shards
-        grads = grads_total / model_shards
-        opt_states = opt_total / model_shards
-        if req.zero_stage >= 1:
-            opt_states /= dp
-        if req.zero_stage >= 2:
-            grads /= dp
-        if req.zero_stage >= 3:
-            weights /= dp
-        if req.zero_stage and dp == 1:
-            warnings.append("ZeRO shards states across data-parallel ranks; with one rank it saves nothing")
-        if req.zero_stage:
-            assumptions.append(f"ZeRO stage {req.zero_stage} over {dp} data-parallel ranks")
-        largest = _largest_tensor(arch)
-        if req.zero_stage == 3:
-            # all-gathered copies of the tensor being computed and the next one prefetched (DeepSpeed budgets
-            # 4 x largest-layer bytes), in the format the weights are stored in
-            stored = weight_bits_by_group(arch, precision) if req.mode != "full" else None
-            weights += _gather_buffer_bytes(arch, stored, weights_total / arch.params)
-            adapters_total /= dp
-        if req.fused_optimizer_step and req.mode == "full":
-            grads = largest * (grads_total / arch.params)  # one parameter's gradient at a time
-            assumptions.append("optimizer step fused into backward: gradients are freed per parameter")
-        if req.cpu_offload != "none":
-            offload_bytes += opt_states * req.num_gpus
-            opt_states = 0.0
-            if req.zero_stage >= 2:  # ZeRO-Offload also moves the gradient partitions to the CPU optimizer
-                offload_bytes += grads * req.num_gpus
-                grads = 0.0
-            if req.cpu_offload == "optimizer_and_params":
-                offload_bytes += weights * req.num_gpus
-                weights = 2 * largest * 2  # two layers' weights in flight (prefetch)
-            assumptions.append(
-                f"CPU offload of {req.cpu_offload.replace('_', ' ')}: "
-                f"{offload_bytes / GIB:,.1f} GiB of host RAM needed in total"
-            )
-        per_gpu.update(weights=weights, gradients=grads, optimizer=opt_states, adapters=adapters_total / model_shards)
-        if req.mode == "qlora":
-            biggest_linear = max(lin.d_in * lin.d_out for lin in arch.linears())
-            per_gpu["activations"] += 2 * biggest_linear  # one dequantized bf16 weight in flight
-        per_gpu["activations"] += _training_activations(arch, req, tp, assumptions)
-    per_gpu["overhead"] = overhead
-    assumptions.append(f"overhead {overhead:g} GiB per GPU: CUDA context and library workspaces")
-    for key in COMPONENTS:
-        if key != "overhead":
-            per_gpu[key] /= GIB
+        per_gpu = _inference_bytes(req, arch, precision, kv_dtype, kv_per_token, tp, assumptions, warnings)
+    per_gpu = _per_gpu_gib(per_gpu, req, assumptions)
     per_gpu_total = sum(per_gpu.values())
-    breakdown = {k: round(v * req.num_gpus, 6) for k, v in per_gpu.items()}
     assumptions.append("memory in GiB (2^30 bytes); vendors' 'GB' of GPU memory are the same binary unit")
     if arch.generic:
         warnings.append("generic architecture: KV cache and activations are approximate; name the model for exact")
@@ -267,23 +251,194 @@ def estimate_vram(req: VramRequest) -> VramResult:
         dp=dp,
         total_gib=round(per_gpu_total * req.num_gpus, 2),
         per_gpu_gib=round(per_gpu_total, 2),
-        breakdown_gib=breakdown,
+        breakdown_gib={k: round(v * req.num_gpus, 6) for k, v in per_gpu.items()},
         per_gpu_breakdown_gib={k: round(v, 6) for k, v in per_gpu.items()},
         weight_bits_per_param=round(bits, 3),
         kv_cache_bytes_per_token=round(kv_per_token, 1),
-        trainable_params_b=round(
-            (
-                arch.params
-                if req.mode == "full"
-                else (arch.lora_params(req.lora_rank, req.lora_targets) if training else 0)
-            )
-            / 1e9,
-            6,
-        ),
+        trainable_params_b=round(_trainable_params(arch, req) / 1e9, 6),
+        zero_stage=zero,
         cpu_offload_gib=round(offload_bytes / GIB, 2),
         assumptions=assumptions,
         warnings=warnings,
     )
+
+
+def _trainable_params(arch: ModelArch, req: VramRequest) -> float:
+    """Count the parameters the run updates: all for full fine-tuning, the adapters for (Q)LoRA, none to serve."""
+    if req.mode == "full":
+        return arch.params
+    return arch.lora_params(req.lora_rank, req.lora_targets) if req.mode != "inference" else 0
+
+
+def _per_gpu_gib(per_gpu: dict[str, float], req: VramRequest, assumptions: list[str]) -> dict[str, float]:
+    """Convert one GPU's component bytes to GiB and add the fixed per-GPU overhead (already in GiB)."""
+    overhead = defaults()["memory"]["overhead_gib_per_gpu"] if req.overhead_gib is None else req.overhead_gib
+    per_gpu["overhead"] = overhead
+    assumptions.append(f"overhead {overhead:g} GiB per GPU: CUDA context and library workspaces")
+    for key in COMPONENTS:
+        if key != "overhead":
+            per_gpu[key] /= GIB
+    return per_gpu
+
+
+def _inference_bytes(
+    req: VramRequest,
+    arch: ModelArch,
+    precision: Precision,
+    kv_dtype: str,
+    kv_per_token: float,
+    tp: int,
+    assumptions: list[str],
+    warnings: list[str],
+) -> dict[str, float]:
+    """Count the bytes one GPU holds to serve: its weight shard, KV cache and prefill buffers."""
+    per_gpu: dict[str, float] = dict.fromkeys(COMPONENTS, 0.0)
+    per_gpu["weights"] = weight_bytes(arch, precision) / (tp * req.pp)
+    kv_total = kv_per_token * req.context_tokens * req.batch
+    per_gpu["kv_cache"] = _kv_per_gpu(arch, kv_total, tp, req.pp, warnings)
+    per_gpu["activations"] = _inference_activations(arch, req) / tp
+    _explain_kv(arch, kv_dtype, kv_per_token, req, assumptions)
+    if precision.kind == "gguf" and tp > 1:
+        warnings.append(
+            "llama.cpp splits GGUF models across GPUs by layers (like pipeline parallel), "
+            "not by tensor parallel; the memory split is similar, the speed gain is not"
+        )
+    return per_gpu
+
+
+def _training_bytes(
+    req: VramRequest,
+    arch: ModelArch,
+    precision: Precision,
+    tp: int,
+    dp: int,
+    zero: int,
+    assumptions: list[str],
+    warnings: list[str],
+) -> tuple[dict[str, float], float]:
+    """Count the bytes one GPU holds to train, and the bytes offloaded to host RAM over all GPUs."""
+    states_of = _full_states if req.mode == "full" else _adapter_states
+    totals = states_of(req, arch, precision, assumptions)
+    states = _shard_states(req, arch, precision, totals, tp, dp, zero, assumptions, warnings)
+    largest = _largest_tensor(arch)
+    if req.fused_optimizer_step and req.mode == "full":
+        states.gradients = largest * (totals.gradients / arch.params)  # one parameter's gradient at a time
+        assumptions.append("optimizer step fused into backward: gradients are freed per parameter")
+    offload_bytes = _offload(req, states, zero, largest, assumptions)
+    per_gpu: dict[str, float] = dict.fromkeys(COMPONENTS, 0.0)
+    per_gpu.update(
+        weights=states.weights,
+        gradients=states.gradients,
+        optimizer=states.optimizer,
+        adapters=states.adapters,
+    )
+    if req.mode == "qlora":
+        biggest_linear = max(lin.d_in * lin.d_out for lin in arch.linears())
+        per_gpu["activations"] += 2 * biggest_linear  # one dequantized bf16 weight in flight
+    per_gpu["activations"] += _training_activations(arch, req, tp, assumptions)
+    return per_gpu, offload_bytes
+
+
+def _full_states(req: VramRequest, arch: ModelArch, precision: Precision, assumptions: list[str]) -> _States:
+    """Count the weight, gradient and optimizer bytes of a full fine-tune, before any sharding."""
+    opt = defaults()["optimizers"][req.optimizer]
+    w_per_param = 4 if precision.name == "fp32" else opt["weights"]
+    g_per_param = 4 if precision.name == "fp32" else opt["gradients"]
+    # fp32 weights double as the master copy, so adamw and sgd need no separate one
+    o_per_param = (
+        opt["optimizer"]
+        if precision.name != "fp32"
+        else opt["optimizer"] - (4 if req.optimizer in ("adamw", "sgd") else 0)
+    )
+    assumptions.append(
+        f"full fine-tune with {req.optimizer}: {opt['why']}; "
+        f"{w_per_param + g_per_param + o_per_param} bytes per parameter before sharding"
+    )
+    return _States(
+        weights=arch.params * w_per_param,
+        gradients=arch.params * g_per_param,
+        optimizer=arch.params * o_per_param,
+        adapters=0.0,
+    )
+
+
+def _adapter_states(req: VramRequest, arch: ModelArch, precision: Precision, assumptions: list[str]) -> _States:
+    """Count the bytes of a (Q)LoRA run: the frozen base plus fp32 adapters with their gradients and optimizer."""
+    cfg = defaults()
+    trainable = arch.lora_params(req.lora_rank, req.lora_targets)
+    a_bytes = cfg["memory"]["lora_adapter_dtype_bytes"]
+    assumptions.append(
+        f"{req.mode.upper()}: frozen base in {precision.name}; rank-{req.lora_rank} adapters on "
+        f"{'all linear layers' if req.lora_targets == 'all' else 'attention projections'} = "
+        f"{trainable / 1e6:,.1f}M trainable parameters, kept in fp32 with {req.optimizer} states"
+    )
+    return _States(
+        weights=weight_bytes(arch, precision),
+        gradients=trainable * a_bytes,
+        optimizer=trainable * cfg["adapter_optimizer_bytes"][req.optimizer],
+        adapters=trainable * a_bytes,
+    )
+
+
+def _shard_states(
+    req: VramRequest,
+    arch: ModelArch,
+    precision: Precision,
+    totals: _States,
+    tp: int,
+    dp: int,
+    zero: int,
+    assumptions: list[str],
+    warnings: list[str],
+) -> _States:
+    """Return one GPU's share of the model states under tensor/pipeline parallel and ZeRO."""
+    # tensor and pipeline parallel split every model state; ZeRO then shards across data-parallel ranks
+    model_shards = tp * req.pp
+    shard = _States(
+        weights=totals.weights / model_shards,
+        gradients=totals.gradients / model_shards,
+        optimizer=totals.optimizer / model_shards,
+        adapters=totals.adapters,
+    )
+    if zero >= 1:
+        shard.optimizer /= dp
+    if zero >= 2:
+        shard.gradients /= dp
+    if zero >= 3:
+        shard.weights /= dp
+    if zero and dp == 1:
+        warnings.append("ZeRO shards states across data-parallel ranks; with one rank it saves nothing")
+    if zero:
+        default = " (the default once training spans several GPUs)" if req.zero_stage is None else ""
+        assumptions.append(f"ZeRO stage {zero} over {dp} data-parallel ranks{default}")
+    if zero == 3:
+        # all-gathered copies of the tensor being computed and the next one prefetched (DeepSpeed budgets
+        # 4 x largest-layer bytes), in the format the weights are stored in
+        stored = weight_bits_by_group(arch, precision) if req.mode != "full" else None
+        shard.weights += _gather_buffer_bytes(arch, stored, totals.weights / arch.params)
+        shard.adapters /= dp
+    shard.adapters /= model_shards
+    return shard
+
+
+def _offload(req: VramRequest, states: _States, zero: int, largest: int, assumptions: list[str]) -> float:
+    """Move offloaded states off the GPU (in place); return the host RAM they take over all GPUs."""
+    offload_bytes = 0.0
+    if req.cpu_offload == "none":
+        return offload_bytes
+    offload_bytes += states.optimizer * req.num_gpus
+    states.optimizer = 0.0
+    if zero >= 2:  # ZeRO-Offload also moves the gradient partitions to the CPU optimizer
+        offload_bytes += states.gradients * req.num_gpus
+        states.gradients = 0.0
+    if req.cpu_offload == "optimizer_and_params":
+        offload_bytes += states.weights * req.num_gpus
+        states.weights = 2 * largest * 2  # two layers' weights in flight (prefetch)
+    assumptions.append(
+        f"CPU offload of {req.cpu_offload.replace('_', ' ')}: "
+        f"{offload_bytes / GIB:,.1f} GiB of host RAM needed in total"
+    )
+    return offload_bytes
 
 
 def _check_mode_precision(mode: Mode, precision: Precision) -> None:

@@ -215,27 +215,8 @@ def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
     peaks = _transient_peaks(n, gpu_w, host_w, assumptions)
     psu = _size_psu(req, kind, n, gpu_w, host_w, assumptions, warnings)
 
-    efficiency = rules()["psu"]["efficiency"]
-    wall = steady / efficiency
-    assumptions.append(
-        f"wall power at full load = {steady:,.0f} W / {efficiency:.0%} PSU efficiency = {wall:,.0f} W "
-        f"({rules()['psu']['efficiency_why']}); "
-        + (
-            "training keeps GPUs near their limit for hours"
-            if req.use == "training"
-            else "inference decode often draws less than TDP, but prefill bursts reach it, so plan for full load"
-        )
-    )
-    circuit_w = wall
-    anchor = rules()["vendor_systems"]["systems"].get(gpu.id) if vendor_system else None
-    if anchor:
-        systems = math.ceil(n / 8)
-        circuit_w = max(wall, anchor["max_w"] * systems)
-        assumptions.append(
-            f"vendor reference: {anchor['name']} is rated {anchor['max_w']:,} W maximum "
-            f"({systems} system(s) = {anchor['max_w'] * systems:,} W); circuits are checked against the larger of that "
-            f"and the {wall:,.0f} W estimate (switches, NICs and fans make the real system draw more)"
-        )
+    wall = _wall_power(req.use, steady, assumptions)
+    circuit_w = _circuit_load(gpu, n, wall, vendor_system, assumptions)
     heat_btu = circuit_w * BTU_PER_HOUR_PER_W
     assumptions.append(
         f"heat: every watt drawn ends up in the room: {circuit_w:,.0f} W x {BTU_PER_HOUR_PER_W} = {heat_btu:,.0f} BTU/h"
@@ -246,17 +227,7 @@ def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
     cores = _cpu_cores(req.use, n, platform, assumptions, warnings)
     width = _link_width(platform, n, lanes_per_gpu)
     _explain_lanes(gpu, n, lanes_per_gpu, width, lanes_needed, storage_lanes, platform, vendor_system, assumptions)
-    if width < lanes_per_gpu and not vendor_system:
-        warnings.append(
-            f"on {platform.name} each GPU gets x{width} instead of x{lanes_per_gpu}: fine for inference and LoRA, but "
-            "host transfers and GPU-to-GPU traffic over PCIe run at half rate or less"
-        )
-    if lanes_per_gpu < 16:
-        warnings.append(
-            f"{gpu.name} is an x{lanes_per_gpu} card: PCIe {gpu.pcie_gen or '?'}.0 x{lanes_per_gpu} gives half the "
-            "host bandwidth of an x16 card, and in an older PCIe 3.0 slot it falls further; model loading and offload "
-            "are slower, token generation itself is not affected"
-        )
+    warnings.extend(_lane_warnings(gpu, platform, lanes_per_gpu, width, vendor_system))
 
     connectors = {} if vendor_system else _connectors(gpu, n, gpu_w, assumptions, warnings, kind)
     slots, fit = (None, None) if vendor_system else _slots(gpu, n, platform, assumptions, warnings)
@@ -304,6 +275,54 @@ def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
         assumptions=assumptions,
         warnings=warnings,
     )
+
+
+def _wall_power(use: Use, steady: float, assumptions: list[str]) -> float:
+    """Return the AC draw at the socket: the DC load divided by the PSU's efficiency."""
+    efficiency = rules()["psu"]["efficiency"]
+    wall = steady / efficiency
+    assumptions.append(
+        f"wall power at full load = {steady:,.0f} W / {efficiency:.0%} PSU efficiency = {wall:,.0f} W "
+        f"({rules()['psu']['efficiency_why']}); "
+        + (
+            "training keeps GPUs near their limit for hours"
+            if use == "training"
+            else "inference decode often draws less than TDP, but prefill bursts reach it, so plan for full load"
+        )
+    )
+    return wall
+
+
+def _circuit_load(gpu: GpuSpec, n: int, wall: float, vendor_system: bool, assumptions: list[str]) -> float:
+    """Return the draw to check circuits against: the estimate, or a vendor system's rating when that is higher."""
+    anchor = rules()["vendor_systems"]["systems"].get(gpu.id) if vendor_system else None
+    if not anchor:
+        return wall
+    systems = math.ceil(n / 8)
+    circuit_w = max(wall, anchor["max_w"] * systems)
+    assumptions.append(
+        f"vendor reference: {anchor['name']} is rated {anchor['max_w']:,} W maximum "
+        f"({systems} system(s) = {anchor['max_w'] * systems:,} W); circuits are checked against the larger of that "
+        f"and the {wall:,.0f} W estimate (switches, NICs and fans make the real system draw more)"
+    )
+    return circuit_w
+
+
+def _lane_warnings(gpu: GpuSpec, platform: Platform, lanes_per_gpu: int, width: int, vendor_system: bool) -> list[str]:
+    """Warn when the platform narrows each GPU's link, or when the card itself is narrower than x16."""
+    warnings = []
+    if width < lanes_per_gpu and not vendor_system:
+        warnings.append(
+            f"on {platform.name} each GPU gets x{width} instead of x{lanes_per_gpu}: fine for inference and LoRA, but "
+            "host transfers and GPU-to-GPU traffic over PCIe run at half rate or less"
+        )
+    if lanes_per_gpu < 16:
+        warnings.append(
+            f"{gpu.name} is an x{lanes_per_gpu} card: PCIe {gpu.pcie_gen or '?'}.0 x{lanes_per_gpu} gives half the "
+            "host bandwidth of an x16 card, and in an older PCIe 3.0 slot it falls further; model loading and offload "
+            "are slower, token generation itself is not affected"
+        )
+    return warnings
 
 
 def _gpu_power(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], warnings: list[str]) -> float:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -15,11 +14,13 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field, PrivateAttr
 
+from assistant.capabilities.base import Outcome, ToolCall, call_id, owner_from_id
 from assistant.planner.compose import compose
 from assistant.planner.parse import ParsedQuery
 from assistant.planner.parse import parse as _parse_text
 from assistant.planner.plan import make_plan, merge, second_round
 from assistant.scenario import Scenario, scenario_from_messages
+from assistant.toolset import typed_result
 
 
 def _text(message: BaseMessage) -> str:
@@ -60,31 +61,17 @@ class OfflinePlanner(BaseChatModel):
         if self.tool_names:
             plan.calls = [c for c in plan.calls if c.name in self.tool_names]
         after = messages[last_human + 1 :]
-        results = {m.tool_call_id: m for m in after if isinstance(m, ToolMessage)}
         requested = [c for m in after if isinstance(m, AIMessage) for c in (m.tool_calls or [])]
         if plan.calls and not requested:
-            calls = [
-                {"name": c.name, "args": c.args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
-                for c in plan.calls
-            ]
-            return AIMessage(content="", tool_calls=calls)
-        outcomes = []
-        for call in requested:
-            message = results.get(call["id"])
-            outcomes.append((call["name"], call["args"], _outcome(message)))
+            return _calls_message(plan.calls)
+        results = {m.tool_call_id: m for m in after if isinstance(m, ToolMessage)}
+        outcomes = [_outcome(call, results.get(call["id"]), plan.calls) for call in requested]
         rounds = sum(1 for m in after if isinstance(m, AIMessage) and m.tool_calls)
         if rounds == 1:
             more = [c for c in second_round(plan, outcomes) if c.name in self.tool_names or not self.tool_names]
             if more:
-                return AIMessage(
-                    content="",
-                    tool_calls=[
-                        {"name": c.name, "args": c.args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
-                        for c in more
-                    ],
-                )
-        composed = compose(plan, parsed, outcomes)
-        return AIMessage(content=composed.answer)
+                return _calls_message(more)
+        return AIMessage(content=compose(plan, parsed, outcomes).answer)
 
     def _generate(
         self,
@@ -151,13 +138,29 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
     return scenario
 
 
-def _outcome(message: ToolMessage | None) -> dict[str, Any]:
+def _calls_message(calls: list[ToolCall]) -> AIMessage:
+    """Tool calls whose ids name the capability that planned them (the scenario replays them by owner)."""
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": str(c.name), "args": c.args, "id": call_id(c.owner), "type": "tool_call"} for c in calls],
+    )
+
+
+def _outcome(call: dict[str, Any], message: ToolMessage | None, planned: list[ToolCall]) -> Outcome:
+    """A requested call and its tool message as an Outcome with the tool's typed result."""
+    owner = owner_from_id(call["id"]) or next(
+        (c.owner for c in planned if c.name == call["name"] and c.args == call["args"]), ""
+    )
+    done = ToolCall(name=call["name"], args=call.get("args") or {}, owner=owner)
     if message is None:
-        return {"ok": False, "result": None, "error": "the tool did not answer"}
+        return Outcome(call=done, ok=False, error="the tool did not answer")
     try:
         data = json.loads(_text(message))
     except json.JSONDecodeError:
-        return {"ok": False, "result": None, "error": _text(message)[:500]}
+        return Outcome(call=done, ok=False, error=_text(message)[:500])
     if isinstance(data, dict) and set(data) == {"error"}:
-        return {"ok": False, "result": None, "error": data["error"]}
-    return {"ok": True, "result": data, "error": None}
+        return Outcome(call=done, ok=False, error=str(data["error"]))
+    result = typed_result(call["name"], data)
+    if result is None:
+        return Outcome(call=done, ok=False, error=f"{call['name']} returned a result I cannot read")
+    return Outcome(call=done, ok=True, result=result)

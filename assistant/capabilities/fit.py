@@ -1,0 +1,84 @@
+"""Fit: what a model can do on GPUs the user has — best precision, longest context, concurrent users."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.memory import memory_lines
+from assistant.capabilities.workload import vram_args, workload_args
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools.fit import FitResult
+from tools.vram import VramResult
+
+
+def fit_lines(w: Writer, r: FitResult) -> None:
+    if r.best_precision is None:
+        w.say("fit_none", model=r.model, n=r.num_gpus, gpu=r.gpu, limiting=r.limiting_factor)
+        return
+    w.say(
+        "fit_line",
+        n=r.num_gpus,
+        gpu=r.gpu,
+        usable=r.usable_gib_per_gpu,
+        precision=r.best_precision,
+        max_context=r.max_context,
+        context=r.memory_at_answer.context_tokens if r.memory_at_answer else 0,
+        max_seq=r.max_concurrent_sequences or 0,
+        limiting=r.limiting_factor,
+    )
+    w.bullets("warnings_head", r.warnings, limit=3)
+
+
+class Fit(Capability):
+    intent = "fit"
+    owns = (ToolName.FIT_ON_GPU,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {
+        ToolName.FIT_ON_GPU: {
+            "model": "model",
+            "params_b": "params_b",
+            "gpu": "gpu",
+            "num_gpus": "num_gpus",
+            "precision": "precision",
+            "context_tokens": "context_tokens",
+        }
+    }
+    needs_model = True
+    guides_topic = "KV cache context length concurrent users GPU memory"
+
+    def plan(self, ctx: PlanContext) -> None:
+        s = ctx.scenario
+        if not s.gpu:
+            ctx.need("need_gpu")
+            return
+        w = workload_args(s)
+        if w["mode"] != "inference":  # training: the memory estimate sized for that GPU answers it
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s))
+            ctx.add(self.intent, ToolName.GPU_SPECS, names=[s.gpu])
+            return
+        ref = {k: w[k] for k in ("model", "params_b") if k in w}
+        precision = {"precision": s.precision} if s.precision else {}
+        ctx.add(
+            self.intent,
+            ToolName.FIT_ON_GPU,
+            **ref,
+            gpu=s.gpu,
+            num_gpus=s.num_gpus or 1,
+            context_tokens=w["context_tokens"],
+            **precision,
+        )
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        sized = turn.own(self.intent, VramResult)
+        for i, r in enumerate(sized):
+            memory_lines(w, r, detail=i == len(sized) - 1)
+        for r in turn.own(self.intent, FitResult):
+            fit_lines(w, r)
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, FitResult):
+            return str(tool)
+        return f"best {result.best_precision}, max context {result.max_context}"

@@ -1,0 +1,69 @@
+"""Guide answers: passages from the guides that explain a concept or back the numbers, cited as [n]."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.citations import citations_from
+from assistant.planner.parse import looks_like_injection
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from knowledge.passage import SearchResult
+
+MAX_QUERY_CHARS = 500
+EXCERPT_CHARS = 420
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """The first sentences of a passage, cut at a sentence end."""
+    flat = " ".join(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    if len(flat) <= limit:
+        return flat
+    cut = max(flat.rfind(mark, 0, limit) for mark in ("。", ". ", "！", "？", "; "))
+    return flat[: cut + 1] if cut > 80 else flat[:limit] + "…"
+
+
+class Guides(Capability):
+    intent = "concept"
+    owns = (ToolName.SEARCH_GUIDES,)
+    render_phase = 3  # sources close the answer
+
+    def plan(self, ctx: PlanContext) -> None:
+        """Search the guides with the user's words plus the topics of what the other capabilities computed."""
+        from assistant.capabilities import capability
+
+        topics = [capability(i).topic(ctx) for i in ctx.intents if i != self.intent]
+        query = " ".join([ctx.parsed.text, *[t for t in topics if t]])[:MAX_QUERY_CHARS]
+        ctx.add(self.intent, ToolName.SEARCH_GUIDES, query=query, k=3, lang=ctx.parsed.language)
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        turn.citations = citations_from(turn.own(self.intent, SearchResult))
+        failed = next((o.error for o in turn.outcomes if o.call.name == ToolName.SEARCH_GUIDES and not o.ok), None)
+        only_guides = set(turn.plan.intents) <= {self.intent}
+        if turn.citations:
+            self._cite(w, turn, only_guides)
+        elif failed:  # a broken knowledge store is said, not passed off as "nothing found"
+            w.say("knowledge_error", error=failed)
+        elif only_guides:
+            w.say("no_passages")
+
+    def _cite(self, w: Writer, turn: Turn, only_guides: bool) -> None:
+        # A passage that gives instructions (e.g. a user document with a prompt injection) is cited, never quoted.
+        quotable = [c for c in turn.citations if not looks_like_injection(c.text)]
+        computed = any(o.call.name != ToolName.SEARCH_GUIDES for o in turn.outcomes)
+        if self.intent in turn.parsed.intents and not only_guides and quotable:
+            w.add(f"> {excerpt(quotable[0].text)} [{quotable[0].n}]")
+        if only_guides or not computed:
+            w.say("concept_head")
+            for c in quotable[:2]:
+                w.add(f"> {excerpt(c.text)} [{c.n}]")
+        else:
+            w.say("read_more", refs=", ".join(f"{c.title} — {c.section} [{c.n}]" for c in turn.citations))
+        sources = "\n".join(f"[{c.n}] {c.title} — {c.section} ({c.doc_id})" for c in turn.citations)
+        w.add(w.t("sources_head") + "\n" + sources)
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, SearchResult):
+            return str(tool)
+        return ", ".join(p.doc_id for p in result.passages)

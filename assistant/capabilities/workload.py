@@ -1,0 +1,56 @@
+"""Tool arguments from the scenario: the workload every sizing tool shares, with the defaults an expert
+assumes (and the answer states): 4,096 tokens for inference, 2,048 for training, gradient checkpointing
+for LoRA/QLoRA, micro-batch 1. Multi-GPU training defaults to ZeRO-3 inside the estimator itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.scenario import Scenario
+
+INFERENCE_CONTEXT = 4096
+TRAINING_SEQUENCE = 2048
+
+
+def workload_args(s: Scenario) -> dict[str, Any]:
+    """estimate_vram arguments for the scenario's workload (no GPU count)."""
+    args: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
+    mode = s.mode or "inference"
+    training = mode != "inference"
+    args["mode"] = mode
+    if s.precision:
+        args["precision"] = s.precision
+    if s.kv_dtype and not training:
+        args["kv_dtype"] = s.kv_dtype
+    args["context_tokens"] = s.context_tokens or (TRAINING_SEQUENCE if training else INFERENCE_CONTEXT)
+    args["batch"] = s.batch or 1
+    if mode in ("lora", "qlora"):
+        args["grad_checkpointing"] = True
+        if s.lora_rank:
+            args["lora_rank"] = s.lora_rank
+    if training and s.optimizer:
+        args["optimizer"] = s.optimizer
+    if training and s.zero_stage is not None:
+        args["zero_stage"] = s.zero_stage  # stated by the user; otherwise the estimator's default applies
+    return args
+
+
+def vram_args(s: Scenario, num_gpus: int | None = None, sized: bool = True) -> dict[str, Any]:
+    """estimate_vram arguments on `num_gpus` (default: the scenario's count, else one) of the scenario's GPU."""
+    args = workload_args(s) | {"num_gpus": num_gpus or s.num_gpus or 1}
+    if s.gpu and sized:
+        args["gpu"] = s.gpu
+    return args
+
+
+def speed_args(s: Scenario) -> dict[str, Any]:
+    """estimate_speed arguments for the scenario's workload on its GPUs."""
+    w = workload_args(s)
+    args: dict[str, Any] = {k: w[k] for k in ("model", "params_b", "context_tokens", "batch") if k in w}
+    args["gpu"] = s.gpu
+    args["num_gpus"] = s.num_gpus or 1
+    if w.get("precision"):
+        args["precision"] = w["precision"]
+    if w["mode"] != "inference":
+        args.update(mode="training", method=w["mode"], grad_checkpointing=w.get("grad_checkpointing", False))
+    return args

@@ -1,0 +1,29 @@
+"""Which language a message is in, and what follows from it: the one home of both rules.
+
+The parser, the Advisor facade, the web app and the eval runner all call `detect_language`, so a mixed
+question ("How do I run 千问?") gets one reading everywhere. Light on purpose: no imports beyond `re`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Language = Literal["zh", "en"]
+Currency = Literal["CNY", "USD"]
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]")
+# Standalone Latin words: "Qwen2.5-7B" or "FP8" appear in Chinese messages as much as in English ones,
+# so names glued to digits or punctuation do not count as English.
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z]{2,}(?![A-Za-z0-9_.-])")
+
+
+def detect_language(text: str) -> Language:
+    """zh when CJK characters number at least a third of the standalone Latin words, else en."""
+    cjk = len(_CJK.findall(text or ""))
+    return "zh" if cjk and cjk * 3 >= len(_LATIN_WORD.findall(text or "")) else "en"
+
+
+def currency_for(lang: str) -> Currency:
+    """The currency an answer uses when the user names none: CNY for Chinese, USD otherwise."""
+    return "CNY" if lang == "zh" else "USD"

@@ -1,0 +1,64 @@
+"""The string catalog the answers are written from, and a Writer that collects an answer's lines.
+
+Every sentence the assistant writes exists in both languages in planner/strings.yaml; code picks a key
+and fills in numbers, never writes prose itself (one code path, translated strings).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assistant.language import Language
+
+
+@cache
+def catalog() -> dict[str, Any]:
+    return yaml.safe_load((Path(__file__).parent / "planner" / "strings.yaml").read_text(encoding="utf-8"))
+
+
+def text(key: str, lang: str, **fields: Any) -> str:
+    """The catalog entry `key` in `lang`, formatted."""
+    return catalog()[key][lang].format(**fields)
+
+
+def label(group: str, key: str, lang: str) -> str:
+    """A label from a group (e.g. mode_label.lora); the key itself when the catalog has none."""
+    entry = catalog()[group].get(key)
+    return entry[lang] if entry else key
+
+
+def static_texts() -> list[str]:
+    """Fixed texts whose numbers are examples, not claims (the help message)."""
+    return [catalog()["help"]["en"], catalog()["help"]["zh"]]
+
+
+class Writer:
+    """Collects an answer's paragraphs in one language."""
+
+    def __init__(self, lang: Language) -> None:
+        self.lang = lang
+        self.lines: list[str] = []
+
+    def t(self, key: str, **fields: Any) -> str:
+        return text(key, self.lang, **fields)
+
+    def label(self, group: str, key: str) -> str:
+        return label(group, key, self.lang)
+
+    def add(self, paragraph: str) -> None:
+        self.lines.append(paragraph)
+
+    def say(self, key: str, **fields: Any) -> None:
+        self.add(self.t(key, **fields))
+
+    def bullets(self, head_key: str, items: list[str], limit: int = 4) -> None:
+        items = [i for i in items if i][:limit]
+        if items:
+            self.add(self.t(head_key) + "\n" + "\n".join(f"- {i}" for i in items))
+
+    def text(self) -> str:
+        return "\n\n".join(self.lines)

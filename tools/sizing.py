@@ -1,0 +1,77 @@
+"""The one rule for "does it fit?" and "how many GPUs?": memory per GPU against usable memory minus headroom.
+
+Every answer that says fits / does not fit or N GPUs — the chat, `fit_on_gpu`, `recommend_gpus`, the
+calculators tab, `estimate_vram` with a GPU — uses these functions, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+from pydantic import BaseModel, Field
+
+from tools._data import load_yaml
+from tools.catalog import GpuSpec
+
+# GPU counts tried when sizing a job: powers of two, as tensor parallel and data-parallel layouts come.
+COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+@cache
+def default_headroom() -> float:
+    """Share of GPU memory kept free (estimator_defaults.yaml: memory.fit_headroom)."""
+    return float(load_yaml("estimator_defaults.yaml")["memory"]["fit_headroom"])
+
+
+def headroom_or_default(headroom: float | None) -> float:
+    return default_headroom() if headroom is None else headroom
+
+
+def usable_of(capacity_gib: float, headroom: float | None = None) -> float:
+    """GiB a workload may use on a card of `capacity_gib`."""
+    return capacity_gib * (1 - headroom_or_default(headroom))
+
+
+def usable_gib(gpu: GpuSpec, headroom: float | None = None) -> float:
+    """GiB a workload may use on one `gpu` (Apple: of the wired share of unified memory)."""
+    return usable_of(gpu.usable_memory_gib, headroom)
+
+
+def fits(per_gpu_gib: float, gpu: GpuSpec, headroom: float | None = None) -> bool:
+    return per_gpu_gib <= usable_gib(gpu, headroom) + 1e-9
+
+
+def fits_capacity(per_gpu_gib: float, capacity_gib: float, headroom: float | None = None) -> bool:
+    """The same rule for a card the user names by its size ("a 24 GB card")."""
+    return per_gpu_gib <= usable_of(capacity_gib, headroom) + 1e-9
+
+
+def smallest_count(
+    per_gpu_at: Callable[[int], float | None], usable: float, max_gpus: int = COUNTS[-1]
+) -> tuple[int, float] | None:
+    """The smallest count in COUNTS (up to max_gpus) whose per-GPU memory fits `usable`, with that memory.
+
+    `per_gpu_at(n)` gives the per-GPU memory on n GPUs, or None where n is not a valid layout."""
+    for n in COUNTS:
+        if n > max_gpus:
+            break
+        need = per_gpu_at(n)
+        if need is not None and need <= usable + 1e-9:
+            return n, need
+    return None
+
+
+class GpuFit(BaseModel):
+    """A workload against one GPU model: does it fit on the count asked, and how many it needs."""
+
+    gpu: str = Field(description="GPU name")
+    gpu_id: str
+    capacity_gib: float = Field(description="Memory of one GPU the workload may use before headroom")
+    usable_gib_per_gpu: float = Field(description="Capacity minus headroom: what 'fits' is measured against")
+    headroom: float = Field(description="Share of memory kept free")
+    num_gpus: int = Field(description="GPUs asked about")
+    per_gpu_gib: float = Field(description="Memory per GPU on num_gpus")
+    fits: bool = Field(description="per_gpu_gib <= usable_gib_per_gpu")
+    gpus_needed: int | None = Field(description="Smallest GPU count (1, 2, 4, 8 ...) that fits; None: none up to 512")
+    per_gpu_gib_needed: float | None = Field(default=None, description="Memory per GPU on gpus_needed")
