@@ -376,20 +376,30 @@ def recommend(
     model: ModelOpt = None,
     params: ParamsOpt = None,
     mode: Annotated[str, typer.Option(help="inference | full | lora | qlora")] = "inference",
-    precision: Annotated[str | None, typer.Option()] = None,
-    context: Annotated[int, typer.Option()] = 4096,
+    precision: Annotated[str | None, typer.Option(help="Default: 4-bit for personal inference, else bf16")] = None,
+    context: Annotated[
+        int | None, typer.Option(help="Tokens per sequence (default: 8k personal chat, 4k serving, 2k training)")
+    ] = None,
     batch: Annotated[int, typer.Option(help="Concurrent sequences (training: micro-batch)")] = 1,
-    budget: Annotated[float | None, typer.Option(help="Up-front budget for buying")] = None,
+    users: Annotated[int | None, typer.Option(help="Named users (a share of them is active at once)")] = None,
+    budget: Annotated[float | None, typer.Option(help="Up-front budget for buying (the cards)")] = None,
+    whole_machine: Annotated[
+        bool, typer.Option("--whole-machine", help="The budget covers the whole machine, not only the cards")
+    ] = False,
+    persona: Annotated[str | None, typer.Option(help="individual | team | company (default: by budget)")] = None,
+    hours: Annotated[float | None, typer.Option("--hours", help="Busy hours a month (rent pricing)")] = None,
     monthly_budget: Annotated[
         float | None, typer.Option("--monthly-budget", help="Budget per month for renting")
     ] = None,
     currency: CurrencyOpt = "CNY",
     deployment: Annotated[str, typer.Option(help="local | cloud | either")] = "either",
     prefer: Annotated[str, typer.Option(help="cheapest | fastest | balanced")] = "balanced",
-    max_gpus: Annotated[int, typer.Option("--max-gpus")] = 8,
+    max_gpus: Annotated[int | None, typer.Option("--max-gpus", help="Most cards (default: by persona)")] = None,
     nvlink: Annotated[bool, typer.Option("--nvlink", help="Require NVLink")] = False,
     ecc: Annotated[bool, typer.Option("--ecc", help="Require ECC")] = False,
-    grad_checkpointing: Annotated[bool, typer.Option("--grad-checkpointing")] = False,
+    grad_checkpointing: Annotated[
+        bool, typer.Option("--grad-checkpointing/--no-grad-checkpointing", help="Training recomputes activations")
+    ] = True,
     limit: Annotated[int, typer.Option()] = 8,
     as_json: JsonOpt = False,
 ) -> None:
@@ -399,19 +409,24 @@ def recommend(
     from tools.vram import VramRequest
 
     def build() -> BaseModel:
+        stated = {"context_tokens": context} if context is not None else {}  # unstated: the policy's default
         workload = VramRequest(
             model=model,
             params_b=params,
             mode=mode,
             precision=precision,
-            context_tokens=context,
             batch=batch,
-            grad_checkpointing=grad_checkpointing,
+            grad_checkpointing=grad_checkpointing and mode != "inference",
+            **stated,
         )
         return recommend_gpus(
             RecommendRequest(
                 workload=workload,
                 budget=budget,
+                budget_includes_host=whole_machine,
+                persona=persona,
+                users=users,
+                hours_per_month=hours,
                 monthly_budget=monthly_budget,
                 currency=currency,
                 deployment=deployment,

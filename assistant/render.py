@@ -157,16 +157,30 @@ def tco(console: Console, r) -> None:
 
 
 def recommend(console: Console, r) -> None:
-    console.print(f"[bold]{r.workload}[/]")
+    from tools.notes import money
+
+    console.print(f"[bold]{r.workload}[/] — {r.persona}, {r.market} market")
+    picks = [p for p in (r.primary, *r.alternatives, r.stretch) if p is not None]
     if r.nothing_fits:
-        console.print("[red]nothing fits[/] — what would:")
+        console.print("[red]nothing fits within the constraints[/]")
         for s in r.suggestions:
-            console.print(f"  - {s}")
-    for i, o in enumerate(r.options, 1):
-        console.print(f"{i}. {o.why}")
-        for w in o.warnings:
-            console.print(f"   [yellow]{w}[/]")
-    _notes(console, r.assumptions, r.warnings)
+            console.print(f"  - {s.text}")
+    if picks:
+        table = Table(header_style="bold")
+        for col in ("", "option", "GiB/GPU", "tokens/s", "cost", "gives up"):
+            table.add_column(col, overflow="fold")
+        for p in picks:
+            cost = f"{money(p.hourly or 0, p.currency)}/h" if p.deployment == "cloud" else money(p.spend, p.currency)
+            table.add_row(
+                p.label or "",
+                f"{p.count}x {p.gpu} ({p.condition}, {p.mode} {p.precision})",
+                f"{p.memory_per_gpu_gib:.1f} of {p.usable_gib_per_gpu:g}",
+                _num(p.tokens_per_s),
+                cost,
+                "; ".join(n.text for n in p.gives_up) or "; ".join(n.text for n in p.reasons[:2]),
+            )
+        console.print(table)
+    _notes(console, [n.text for n in r.assumptions], [n.text for n in r.warnings])
 
 
 def _num(value) -> str:

@@ -31,6 +31,11 @@ class Scenario(BaseModel):
     lora_rank: int | None = None
     optimizer: str | None = None
     zero_stage: int | None = None
+    persona: str | None = None
+    max_gpus: int | None = None
+    cloud_excluded: bool = False
+    users: int | None = None
+    budget_scope: str | None = None
     gpu_price: float | None = None
     last_intents: list[str] = []
 

@@ -62,9 +62,10 @@ def test_catalog_size_and_required_gpus():
 @pytest.mark.parametrize("gpu", list(catalog().values()), ids=lambda g: g.id)
 def test_every_row_is_sourced_and_consistent(gpu):
     assert gpu.sources and gpu.as_of and gpu.verified
-    if gpu.segment == "consumer" and gpu.vendor == "nvidia" and gpu.bf16_tflops:
-        # GeForce: BF16 and FP16-with-FP32-accumulate run at half the FP16-accumulate rate
-        assert gpu.fp16_fp32acc_tflops == pytest.approx(gpu.bf16_tflops)
+    if gpu.segment == "consumer" and gpu.vendor == "nvidia" and (gpu.bf16_tflops or gpu.fp16_fp32acc_tflops):
+        # GeForce: BF16 and FP16-with-FP32-accumulate run at half the FP16-accumulate rate (Turing has no BF16)
+        if gpu.bf16_tflops:
+            assert gpu.fp16_fp32acc_tflops == pytest.approx(gpu.bf16_tflops)
         assert gpu.fp16_tflops == pytest.approx(2 * gpu.fp16_fp32acc_tflops, rel=0.02)
     else:
         assert gpu.fp16_fp32acc_tflops is None and gpu.fp8_fp32acc_tflops is None
@@ -159,3 +160,110 @@ def test_gpu_specs_side_by_side():
     assert [g.id for g in r.gpus] == ["rtx-4090", "a100-80gb-sxm"]
     assert any("no NVLink" in d and "4090" in d for d in r.differences)
     assert r.gpus[0].bf16_tflops == pytest.approx(165.2)  # the 4090 has BF16
+
+
+# ---------------------------------------------------------------- China market, used prices, modded cards
+
+MODDED = {"rtx-2080-ti-22gb-mod": 22, "rtx-4090-48gb-mod": 48}
+
+
+@pytest.mark.parametrize(
+    ("alias", "gpu_id"),
+    [
+        ("4090", "rtx-4090"),
+        ("RTX 4090", "rtx-4090"),
+        ("4090 D", "rtx-4090-d"),
+        ("4090 48G", "rtx-4090-48gb-mod"),
+        ("48G 4090", "rtx-4090-48gb-mod"),
+        ("魔改4090", "rtx-4090-48gb-mod"),
+        ("2080ti 22g", "rtx-2080-ti-22gb-mod"),
+        ("魔改 2080 Ti", "rtx-2080-ti-22gb-mod"),
+    ],
+)
+def test_modded_aliases_never_steal_the_official_name(alias, gpu_id):
+    gpu, _ = resolve_gpu(alias)
+    assert gpu.id == gpu_id
+    assert gpu.unofficial == (gpu_id in MODDED)
+
+
+def test_plain_4090_is_the_official_24gb_card():
+    gpu, note = resolve_gpu("4090")
+    assert gpu.vram_gib == 24 and not gpu.unofficial and note is None
+
+
+@pytest.mark.parametrize("name", ["2080 Ti", "GeForce RTX 2080 Ti", "RTX 4090 24GB", "4090 Ti"])
+def test_modded_cards_need_their_exact_alias(name):
+    try:
+        gpu, _ = resolve_gpu(name)
+    except UnknownNameError:
+        return
+    assert not gpu.unofficial  # never a fuzzy landing on a modded card
+
+
+def test_modded_cards_are_unofficial_with_base_card_compute():
+    for gpu_id, gib in MODDED.items():
+        gpu = catalog()[gpu_id]
+        assert gpu.unofficial and gpu.vram_gib == gib
+        assert "unofficial" in gpu.name.lower() and "warranty" in (gpu.notes or "")
+        assert gpu.street_price is None  # no price that the buy-vs-rent maths would take as a quote
+        assert gpu.used_price is not None and gpu.used_price.indicative
+    turing = catalog()["rtx-2080-ti-22gb-mod"]
+    assert turing.bf16_tflops is None and turing.fp8_tflops is None and turing.fp16_fp32acc_tflops  # FP16 only
+    ada = catalog()["rtx-4090-48gb-mod"]
+    stock = catalog()["rtx-4090"]
+    assert (ada.bandwidth_gbs, ada.bf16_tflops, ada.fp8_tflops) == (
+        stock.bandwidth_gbs,
+        stock.bf16_tflops,
+        stock.fp8_tflops,
+    )
+    assert sum(g.unofficial for g in catalog().values()) == len(MODDED)
+
+
+def test_find_gpus_leaves_out_modded_cards_unless_asked():
+    default = find_gpus(FindGpusRequest(limit=100))
+    assert not any(g.unofficial for g in default.gpus)
+    assert not set(MODDED) & {g.id for g in default.gpus}
+    big = find_gpus(FindGpusRequest(min_vram_gib=40, segment="consumer", include_unofficial=True, limit=100))
+    assert "rtx-4090-48gb-mod" in {g.id for g in big.gpus}
+    assert any("unofficial" in w for w in big.warnings)
+
+
+def test_used_prices_are_dated_sourced_and_indicative():
+    with_used = {g.id: g for g in catalog().values() if g.used_price}
+    assert {"rtx-3090", "rtx-4090", "rtx-2080-ti-22gb-mod"} <= set(with_used)
+    for gpu in with_used.values():
+        up = gpu.used_price
+        assert up.indicative and up.date and up.source and up.note
+        assert up.cny or up.usd
+        for pair in (up.cny, up.usd):
+            assert pair is None or 0 < pair[0] <= pair[1]
+    assert catalog()["rtx-3090"].used_price.cny and catalog()["rtx-4090"].used_price.cny
+
+
+def test_gpu_row_exposes_used_price_and_china_facts():
+    rows = {g.id: g for g in gpu_specs(GpuSpecsRequest(names=["3090", "4090 48G", "H20"], currency="CNY")).gpus}
+    assert rows["rtx-3090"].used_price == pytest.approx(5250) and "indicative" in rows["rtx-3090"].used_price_basis
+    assert rows["rtx-3090"].cn_availability == "available"
+    assert rows["rtx-4090-48gb-mod"].unofficial and rows["rtx-4090-48gb-mod"].price is None
+    assert rows["h20"].cn_availability == "china_market" and not rows["h20"].unofficial
+    r = gpu_specs(GpuSpecsRequest(names=["4090 48G"]))
+    assert any("unofficial" in w for w in r.warnings)
+
+
+def test_china_availability_is_sourced():
+    expected = {
+        "a100-80gb-sxm": "export_controlled",
+        "h100-sxm": "export_controlled",
+        "h200-sxm": "export_controlled",
+        "b200": "export_controlled",
+        "rtx-4090": "export_controlled",
+        "h20": "china_market",
+        "l20": "china_market",
+        "rtx-4090-d": "china_market",
+        "a800-80gb-sxm": "china_market",
+        "h800-sxm": "china_market",
+    }
+    for gpu_id, value in expected.items():
+        assert catalog()[gpu_id].cn_availability == value, gpu_id
+    for gpu in catalog().values():
+        assert (gpu.cn_availability is None) == (gpu.cn_availability_source is None), gpu.id

@@ -152,9 +152,13 @@ def test_chat_fit_recommend_and_calculators_agree(case: Case) -> None:
         fits_here = served.max_concurrent_sequences is not None and served.max_concurrent_sequences >= case.batch
         assert fits_here == fit.fits, (served.max_concurrent_sequences, fit)
 
-    # recommend_gpus restricted to this GPU: the same count, or nothing when it needs more than 16
+    # recommend_gpus restricted to this GPU, the workload as asked (no cheaper method or precision):
+    # the same count, or nothing when it needs more than 16
+    fixed = VramRequest(**workload | {"precision": first.precision})
     rec = recommend_gpus(
-        RecommendRequest(workload=VramRequest(**workload), gpus=[case.gpu], max_gpus=MAX_GPUS, currency="USD")
+        RecommendRequest(
+            workload=fixed, gpus=[case.gpu], max_gpus=MAX_GPUS, currency="USD", method_flexible=False, persona="team"
+        )
     )
     if fit.gpus_needed is not None and fit.gpus_needed <= MAX_GPUS:
         assert rec.options and {o.count for o in rec.options} == {fit.gpus_needed}, (rec.options, fit)

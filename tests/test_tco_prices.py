@@ -1,11 +1,13 @@
 """Cloud prices and the buy-versus-rent calculator, checked by hand."""
 
+import statistics
+
 import pytest
 import yaml
 
 from tools.catalog import resolve_gpu
 from tools.errors import AdvisorError
-from tools.prices import bundled_prices, load_prices
+from tools.prices import PriceBook, PriceRow, bundled_prices, load_prices, used_purchase_price
 from tools.tco import TcoRequest, calculate_tco
 
 
@@ -123,3 +125,89 @@ def test_cny_and_usd_agree_through_the_exchange_rate():
     usd = calculate_tco(TcoRequest(gpu="L40S", currency="USD", cny_per_usd=7.0, electricity_price_per_kwh=0.1))
     cny = calculate_tco(TcoRequest(gpu="L40S", currency="CNY", cny_per_usd=7.0, electricity_price_per_kwh=0.7))
     assert cny.rent[0].total == pytest.approx(usd.rent[0].total * 7.0, rel=1e-3)
+
+
+# ---------------------------------------------------------------- China market rows
+
+
+def test_cn_rows_are_cny_dated_sourced_and_in_the_catalog():
+    cn = [r for r in bundled_prices().rows if r.market == "cn"]
+    assert len({r.provider for r in cn if r.on_demand_per_gpu_hour}) >= 3  # at least three Chinese clouds
+    for row in cn:
+        assert row.currency == "CNY"
+        assert row.date and row.source
+        resolve_gpu(row.gpu)
+    covered = {resolve_gpu(r.gpu)[0].id for r in cn}
+    assert {"rtx-4090", "rtx-3090", "a10", "t4", "l20"} <= covered
+    assert all(r.market == "global" for r in bundled_prices().rows if r.currency == "USD")
+
+
+def test_typical_with_market_cn_uses_cn_rows():
+    book = bundled_prices()
+    gpu = resolve_gpu("RTX 4090")[0]
+    price, rows = book.typical(gpu, "on_demand", "CNY", market="cn")
+    assert rows and all(r.market == "cn" for r in rows)
+    cn_od = [r.on_demand_per_gpu_hour for r in book.rows_for(gpu) if r.market == "cn" and r.on_demand_per_gpu_hour]
+    assert price == pytest.approx(statistics.median(cn_od))
+    everything, all_rows = book.typical(gpu, "on_demand", "CNY")
+    assert len(all_rows) > len(rows)
+    assert price < everything  # Chinese platforms rent RTX-class cards for less
+
+
+def test_typical_market_falls_back_to_all_rows():
+    book = bundled_prices()
+    h100 = resolve_gpu("H100 SXM")[0]  # no cn rows
+    assert book.typical(h100, "on_demand", "USD", market="cn") == book.typical(h100, "on_demand", "USD")
+    h800 = resolve_gpu("H800")[0]  # a cn lease row but no on-demand price anywhere
+    assert book.typical(h800, "on_demand", "CNY", market="cn") == book.typical(h800, "on_demand", "CNY")
+
+
+def test_typical_market_median_by_hand():
+    def row(provider: str, price: float, market: str, currency: str = "CNY") -> PriceRow:
+        return PriceRow(
+            gpu="RTX 4090",
+            provider=provider,
+            offering="x1",
+            on_demand_per_gpu_hour=price,
+            currency=currency,
+            date="2026-10-01",
+            source="test",
+            market=market,
+        )
+
+    book = PriceBook(cny_per_usd=7.0, rows=[row("A", 1.0, "cn"), row("B", 3.0, "cn"), row("C", 1.0, "global", "USD")])
+    gpu = resolve_gpu("RTX 4090")[0]
+    assert book.typical(gpu, "on_demand", "CNY", market="cn")[0] == pytest.approx(2.0)
+    assert book.typical(gpu, "on_demand", "CNY", market="global")[0] == pytest.approx(7.0)
+    assert book.typical(gpu, "on_demand", "CNY")[0] == pytest.approx(3.0)  # median of 1, 3, 7
+
+
+def test_market_defaults_to_global_for_user_files(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "prices": [
+                    {
+                        "gpu": "RTX 4090",
+                        "provider": "MyCloud",
+                        "offering": "x1",
+                        "on_demand_per_gpu_hour": 0.5,
+                        "date": "2026-11-30",
+                        "source": "our contract",
+                    }
+                ]
+            }
+        )
+    )
+    mine = next(r for r in load_prices(str(path)).rows if r.provider == "MyCloud")
+    assert mine.market == "global"
+
+
+def test_used_price_is_reported_as_indicative():
+    book = bundled_prices()
+    price, basis = used_purchase_price(resolve_gpu("RTX 3090")[0], "CNY", book)
+    assert price == pytest.approx(5250) and "indicative" in basis and "2026-05-06" in basis
+    usd, _ = used_purchase_price(resolve_gpu("RTX 3090")[0], "USD", book)
+    assert usd == pytest.approx(5250 / book.cny_per_usd)
+    assert used_purchase_price(resolve_gpu("H100 SXM")[0], "USD", book) is None

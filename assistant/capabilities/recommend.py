@@ -1,4 +1,9 @@
-"""Recommend: which GPUs (type x count, bought or rented) fit a workload and a budget."""
+"""Recommend: what to buy or rent for a workload and a budget, answered the way an expert advises.
+
+The policy (budget truth, one card before a rig, the cheapest way that works, renting priced for the
+user's hours) lives in tools/recommend.py and tools/advice.py; this module turns the question into the
+tool's arguments and writes the verdict first, then the alternatives and what each gives up.
+"""
 
 from __future__ import annotations
 
@@ -11,20 +16,112 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.recommend import RecommendResult
+from tools.notes import Note, money
+from tools.prices import tco_defaults
+from tools.recommend import Pick, RecommendResult
+
+_MAX_REASONS = 4
 
 
 def recommend_args(ctx: PlanContext) -> dict[str, Any]:
+    """The question as the policy's inputs: who asks, the budget and what it covers, where it runs, how
+    many cards, the hours rented, the users served."""
     s, parsed = ctx.scenario, ctx.parsed
-    rec: dict[str, Any] = {"workload": workload_args(s), "currency": s.currency, "limit": 5}
-    for slot in ("budget", "monthly_budget", "deployment", "preference", "utilization"):
+    workload = workload_args(s)
+    if s.context_tokens is None:
+        workload.pop("context_tokens")  # not stated: the policy knows what this job assumes
+    rec: dict[str, Any] = {"workload": workload, "currency": s.currency, "limit": 5}
+    for slot in ("budget", "monthly_budget", "preference", "persona", "users", "horizon_years"):
         if getattr(s, slot) is not None:
             rec[slot] = getattr(s, slot)
+    if s.deployment is not None:
+        rec["deployment"] = s.deployment
+    if s.cloud_excluded:
+        rec["rent_alternative"] = False
+    if s.budget is not None and s.budget_scope == "machine":
+        rec["budget_includes_host"] = True
+    if s.utilization is not None:
+        rec["hours_per_month"] = round(s.utilization * tco_defaults()["hours_per_month"], 1)
+    cards = parsed.num_gpus if parsed.num_gpus and not parsed.gpu else s.max_gpus
+    if cards:
+        rec["max_gpus"] = min(cards, 16)  # "一张卡": a hard limit on the number of cards
+    if parsed.gpu and parsed.is_followup:
+        rec["gpus"] = [parsed.gpu]  # "如果换成 4090 呢": the same question, constrained to that card
     if parsed.require_nvlink:
         rec["require_nvlink"] = True
     if parsed.require_ecc:
         rec["require_ecc"] = True
     return rec
+
+
+def _reason_text(w: Writer, notes: list[Note]) -> str:
+    return ("" if w.lang == "zh" else " ").join(n.render(w.lang) for n in notes[:_MAX_REASONS])
+
+
+def _pick_line(w: Writer, p: Pick) -> str:
+    """'1 × used RTX 3090 (QLoRA, nf4_dq): 15.3 of 21.6 GiB, ~387 training tokens/s, ¥5,250'."""
+    cost = (
+        w.t("rec_cost_rent", hourly=money(p.hourly or 0, p.currency), monthly=money(p.monthly, p.currency))
+        if p.deployment == "cloud"
+        else money(p.spend, p.currency)
+    )
+    speed = ""
+    if p.tokens_per_s:
+        unit = "rec_speed_training" if p.mode != "inference" else "rec_speed"
+        per_user = p.tokens_per_s_per_user if p.tokens_per_s != p.tokens_per_s_per_user else None
+        speed = w.t(unit, tps=p.tokens_per_s) + (w.t("rec_per_user", tps=per_user) if per_user else "")
+    return w.t(
+        "rec_pick",
+        count=p.count,
+        condition=w.label("rec_condition", p.condition),
+        gpu=p.gpu,
+        method=w.label("mode_label", p.mode),
+        precision=p.precision,
+        need=p.memory_per_gpu_gib,
+        usable=p.usable_gib_per_gpu,
+        speed=speed,
+        cost=cost,
+    )
+
+
+def recommend_lines(w: Writer, r: RecommendResult) -> None:
+    """The verdict first (what to buy or rent, and why), then the alternatives, the stretch, the caveats."""
+    p = r.primary
+    if p is None:
+        _nothing_fits(w, r)
+        return
+    verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
+    w.say(verdict, pick=_pick_line(w, p))
+    w.add(_reason_text(w, p.reasons[1:] if len(p.reasons) > 1 else p.reasons))
+    lines = []
+    for alt in [*r.alternatives, *([r.stretch] if r.stretch else [])]:
+        gives = ("；" if w.lang == "zh" else "; ").join(n.render(w.lang) for n in alt.gives_up)
+        stretch = alt.label == "stretch"
+        label = w.t("rec_stretch", amount=money(alt.over_budget_by or 0, alt.currency)) if stretch else None
+        lines.append(
+            w.t(
+                "rec_alternative",
+                label=label or w.label("rec_label", alt.label or "cheaper"),
+                pick=_pick_line(w, alt),
+                gives=gives or "-",
+            )
+        )
+    if lines:
+        w.add(w.t("rec_alternatives_head") + "\n" + "\n".join(lines))
+    w.bullets("warnings_head", [n.render(w.lang) for n in p.warnings], limit=3)
+    w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
+
+
+def _nothing_fits(w: Writer, r: RecommendResult) -> None:
+    budget = money(r.budget, r.currency) if r.budget else None
+    w.say("rec_none_budget" if budget else "rec_none", workload=r.workload, budget=budget or "")
+    if r.stretch is not None:
+        amount = money(r.stretch.over_budget_by or 0, r.currency)
+        w.add(f"- {w.t('rec_stretch', amount=amount)}: {_pick_line(w, r.stretch)}")
+    hints = [n.render(w.lang) for n in r.suggestions]
+    if hints:
+        w.add("\n".join(f"- {h}" for h in hints))
+    w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
 
 
 class Recommend(Capability):
@@ -37,6 +134,10 @@ class Recommend(Capability):
             "currency": "currency",
             "deployment": "deployment",
             "preference": "preference",
+            "persona": "persona",
+            "users": "users",
+            "max_gpus": "max_gpus",
+            "horizon_years": "horizon_years",
         }
     }
     needs_model = True
@@ -46,16 +147,8 @@ class Recommend(Capability):
         ctx.add(self.intent, ToolName.RECOMMEND_GPUS, **recommend_args(ctx))
 
     def render(self, w: Writer, turn: Turn) -> None:
-        s = turn.plan.scenario
-        budget_part = w.t("budget_part", budget=s.budget, currency=s.currency) if s.budget else ""
         for r in turn.own(self.intent, RecommendResult):
-            if r.nothing_fits:
-                w.say("recommend_none", workload=r.workload, budget_part=budget_part)
-                w.add("\n".join(f"- {x}" for x in r.suggestions))
-                continue
-            w.say("recommend_head", workload=r.workload, budget_part=budget_part)
-            w.add("\n".join(f"{i}. {o.why}" for i, o in enumerate(r.options, 1)))
-            w.bullets("assumptions_head", r.assumptions, limit=4)
+            recommend_lines(w, r)
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         if isinstance(args.get("workload"), dict):  # the workload is the memory capability's to record
@@ -63,8 +156,15 @@ class Recommend(Capability):
 
             capability("memory").apply(scenario, ToolName.ESTIMATE_VRAM, args["workload"])
         super().apply(scenario, tool, args)
+        if args.get("budget_includes_host"):
+            scenario.budget_scope = "machine"
+        if args.get("rent_alternative") is False:
+            scenario.cloud_excluded = True
+        if args.get("hours_per_month"):
+            scenario.utilization = min(1.0, float(args["hours_per_month"]) / tco_defaults()["hours_per_month"])
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
-        if not isinstance(result, RecommendResult):
+        if not isinstance(result, RecommendResult) or result.primary is None:
             return str(tool)
-        return f"{len(result.options)} options" + (" (nothing fits)" if result.nothing_fits else "")
+        p = result.primary
+        return f"{p.count}x {p.gpu} ({p.condition}), {len(result.alternatives)} alternatives"

@@ -34,13 +34,14 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome]) -> Compose
         talk = [i for i in plan.intents if i in ("help", "out_of_scope")] or ["help"]
         capability("out_of_scope" if "out_of_scope" in talk else "help").render(w, turn)
         return Composed(answer=w.text(), citations=[])
-    for key in plan.notes:
-        w.say(key)
     for o in outcomes:
         if not o.ok and o.call.name != ToolName.SEARCH_GUIDES:  # the guides say their own failure
             w.say("tool_error", tool=o.call.name, error=o.error)
-    for cap in _reading_order(turn):
+    for i, cap in enumerate(_reading_order(turn)):
         cap.render(w, turn)
+        if i == 0:  # defaults the answer assumed come right after the verdict, not before it
+            for key in plan.notes:
+                w.say(key)
     return Composed(answer=w.text(), citations=turn.citations)
 
 

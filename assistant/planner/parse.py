@@ -75,6 +75,7 @@ class ParsedQuery(BaseModel):
     deployment: Literal["local", "cloud"] | None = Field(
         default=None, description="Where it runs; a negated place counts as the other ('不用云' -> local)"
     )
+    cloud_excluded: bool = Field(default=False, description="Renting ruled out in so many words ('不用云', 'no cloud')")
     preference: Literal["cheapest", "fastest", "balanced"] | None = None
     require_nvlink: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
     require_ecc: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
@@ -112,6 +113,17 @@ class ParsedQuery(BaseModel):
     optimizer: Literal["adamw", "adamw_no_master", "adamw_bf16", "adamw8bit", "sgd"] | None = Field(
         default=None, description="'8-bit Adam', 'SGD', 'pure bf16 AdamW'"
     )
+    users: int | None = Field(
+        default=None,
+        description="Named users ('300 staff', '全公司 300 人'): not all active at once (batch is the concurrent ones)",
+    )
+    hours_per_month: float | None = Field(default=None, description="'每月 100 小时', '60 hours a month'")
+    persona: Literal["individual", "team", "company"] | None = Field(
+        default=None, description="Who asks: a person (student, home), a team or lab, a company in production"
+    )
+    budget_scope: Literal["gpus", "machine"] | None = Field(
+        default=None, description="What the budget covers: the cards ('买什么卡') or the whole machine ('整机')"
+    )
     zero_stage: Literal[0, 1, 2, 3] | None = Field(
         default=None, description="'ZeRO-3', 'ZeRO stage 2', 'FSDP' (full sharding = 3), 'DDP' (no sharding = 0)"
     )
@@ -124,6 +136,8 @@ class ParsedQuery(BaseModel):
 
 # Slots whose presence makes a message "parsed" (and a follow-up worth applying).
 _SLOT_FIELDS = (
+    "users",
+    "hours_per_month",
     "lora_rank",
     "zero_stage",
     "optimizer",
@@ -257,6 +271,8 @@ class _Lexicon:
     params: list[tuple[re.Pattern[str], float]] = field(default_factory=list)
     min_vram: list[re.Pattern[str]] = field(default_factory=list)
     optimizers: list[tuple[re.Pattern[str], str]] = field(default_factory=list)
+    named_users: list[re.Pattern[str]] = field(default_factory=list)
+    persona: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
     sharding_words: dict[int, re.Pattern[str]] = field(default_factory=dict)
 
 
@@ -320,6 +336,8 @@ def _compile_workload(lex: _Lexicon) -> None:
     rx["buy_rent_compare"] = _rx(raw["compare_buy_rent"])
     for key in ("local", "cloud", "not_cloud", "not_buy"):
         rx[key] = _rx(raw["deployment"][key])
+    lex.persona = [(who, _rx(words)) for who, words in raw["persona"].items()]
+    rx["whole_machine"] = _rx(raw["whole_machine"])
     for pref, words in raw["preference"].items():
         rx[f"pref_{pref}"] = _rx(words)
 
@@ -397,12 +415,21 @@ def _compile_money_time(lex: _Lexicon) -> None:
     t = raw["time"]
     rx["always"] = _rx(t["hours_per_day_always"])
     day, hour = _alt(t["day_words"]), _alt(t["hour_words"])
-    rx["hours_day_first"] = _c(
-        f"(?:{day})\\s*(?:(?:{t['day_verbs']}|大约|约|大概|~)\\s*)*(?P<v>{_NUM}|{cn})\\s*(?:个)?\\s*(?:{hour})"
+    # "3-4 小时" is a range: its middle is used
+    span = f"(?P<v>{_NUM}|{cn}|{en})(?:\\s*(?:-|~|到|至|to)\\s*(?P<v2>{_NUM}|{cn}))?"
+    filler = f"(?:(?:{t['day_verbs']}|大约|约|大概|~|{_MASK})\\s*)*"  # a masked GPU name may sit in between
+    month = _alt(t["month_rate_words"])
+    hours = f"(?:{hour}|(?<=[0-9])(?:h|hrs?|hours?)(?![a-z]))"  # "100h": the unit glued to the number
+    use = "(?:of use|of usage|usage|use)?"
+    rx["hours_month_first"] = _c(f"(?:{month})\\s*{filler}{span}\\s*(?:个)?\\s*{hours}")
+    rx["hours_hours_first_month"] = _c(
+        f"{span}\\s*{hours}\\s*{use}\\s*(?:(?:/|per|a|每|一)\\s*)?(?:个)?(?:{month}|月|months?)"
     )
+    rx["hours_day_first"] = _c(f"(?:{day})\\s*{filler}{span}\\s*(?:个)?\\s*(?:{hour})")
     rx["hours_hours_first"] = _c(
-        f"(?P<v>{_NUM}|{cn}|{en})\\s*(?:{hour})\\s*(?:of use|of usage|usage|use)?\\s*(?:/|per|a|每|一)?\\s*(?:{day})"
+        f"{span}\\s*(?:{hour})\\s*(?:of use|of usage|usage|use)?\\s*(?:/|per|a|每|一)?\\s*(?:{day})"
     )
+    rx["one_year"] = _c(t["one_year"])
     rx["years"] = _c(
         f"(?P<v>{_NUM}|{cn}|{en})\\s*(?:-\\s*)?(?:个)?\\s*(?:{_alt(t['year_words'])})(?P<half>半)?"
         f"(?!\\s*(?:{t['not_after_years']}))"
@@ -433,15 +460,24 @@ def _compile_sizes(lex: _Lexicon) -> None:
         f"(?:{b['people']})",
         f"(?:{b['classifiers']})",
     )
+    named = f"(?:{b['named_users']})"
     lex.batch = [
-        # "50 concurrent users", "20个用户同时"
+        # "32 sequences", "16 requests": things that run at once by nature
         _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*)?{users}(?![a-z])(?!\\s*(?:{b['rate_after']}))(?:\\s*{conc})?"),
+        # "50 concurrent users", "20个用户同时": people, with a concurrency word
+        _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*{named}|{named}\\s*{conc})(?![a-z])"),
         # "20 people at once" (people only with a concurrency word)
         _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*{people}|{people}\\s*{conc})"),
         # "并发 20", "batch size 8", "bs=4"
         _c(f"(?:{b['words']})\\s*(?:{_alt(b['glue'])}|\\s)*{v}(?![0-9a-z])"),
         # "同时服务 50 人"
         _c(f"(?:同时|并发)\\s*(?:{b['serve_verbs']})?\\s*{v}\\s*{cls}?\\s*(?:用户|人|请求|会话)?"),
+    ]
+    # named users: "300 staff", "全公司 300 人", "给 50 人用" (not all active at once)
+    lex.named_users = [
+        _c(f"{v}\\s*{cls}?\\s*{named}(?![a-z])(?!\\s*(?:{b['rate_after']}))"),
+        _c(f"(?:{b['people_before']})\\s*(?:的)?\\s*{v}\\s*{cls}?\\s*人"),
+        _c(f"{v}\\s*{cls}?\\s*人\\s*(?:{b['people_after']})"),
     ]
     s = raw["sizes"]
     lex.params = [
@@ -1031,19 +1067,30 @@ def _per_hour_price(st: _State) -> None:
 
 
 def _hours(st: _State) -> None:
+    """Busy hours: "24/7", "每天 8 小时", "3-4 hours a day", "一个月大概用 100 个小时" (before the horizon reads
+    "一个月" as a period)."""
     lex = _lex()
     m = lex.rx["always"].search(st.t.view)
     if m:
         st.q.hours_per_day = 24.0
         st.t.take(m.start(), m.end())
         return
-    for name in ("hours_day_first", "hours_hours_first"):
-        for m in lex.rx[name].finditer(st.t.view):
-            value = _in_range(_number(m.group("v")), 0, 24)
+    st.q.hours_per_month = _hours_in(st, ("hours_month_first", "hours_hours_first_month"), 744)
+    if st.q.hours_per_month is None:
+        st.q.hours_per_day = _hours_in(st, ("hours_day_first", "hours_hours_first"), 24)
+
+
+def _hours_in(st: _State, patterns: tuple[str, ...], most: float) -> float | None:
+    """The first hour count (a range's middle) the patterns find, masked once read."""
+    for name in patterns:
+        for m in _lex().rx[name].finditer(st.t.view):
+            low = _number(m.group("v"))
+            high = _number(m.group("v2")) if m.group("v2") else low
+            value = _in_range((low + high) / 2 if low is not None and high is not None else None, 0, most)
             if value is not None:
-                st.q.hours_per_day = value
                 st.t.take(m.start(), m.end())
-                return
+                return value
+    return None
 
 
 def _horizon(st: _State) -> None:
@@ -1064,6 +1111,10 @@ def _horizon(st: _State) -> None:
             st.q.horizon_years = round(value / 12, 3)
             st.t.take(m.start(), m.end())
             return
+    m = lex.rx["one_year"].search(st.t.view)
+    if m:  # "for a year": a horizon with no numeral
+        st.q.horizon_years = 1.0
+        st.t.take(m.start(), m.end())
 
 
 def _money(st: _State) -> None:
@@ -1162,13 +1213,21 @@ def _bare_k_context(st: _State) -> None:
 
 
 def _batch(st: _State) -> None:
-    for rx in _lex().batch:
+    """Concurrent sequences ("50 concurrent users", "batch 8"), else named users ("300 staff")."""
+    st.q.batch = _count_in(st, _lex().batch)
+    if st.q.batch is None:
+        st.q.users = _count_in(st, _lex().named_users)
+
+
+def _count_in(st: _State, patterns: list[re.Pattern[str]]) -> int | None:
+    """The first whole number 1..1,000,000 the patterns find, masked once read."""
+    for rx in patterns:
         for m in rx.finditer(st.t.view):
             value = _number(m.group("v"))
             if value is not None and 1 <= value <= 1_000_000 and value == int(value):
-                st.q.batch = int(value)
                 st.t.take(m.start(), m.end())
-                return
+                return int(value)
+    return None
 
 
 def _params(st: _State) -> None:
@@ -1272,6 +1331,7 @@ def _preferences(st: _State) -> None:
         q.buy_or_rent = "compare"
     elif buys or rents:
         q.buy_or_rent = "buy" if buys else "rent"
+    q.cloud_excluded = not_cloud
     local = not_cloud or bool(rx["local"].search(text))
     cloud = not_buy or bool(rx["cloud"].search(text))
     if q.buy_or_rent != "compare" and local != cloud:
@@ -1279,6 +1339,10 @@ def _preferences(st: _State) -> None:
     prefs = {p: m.start() for p in ("cheapest", "fastest", "balanced") if (m := rx[f"pref_{p}"].search(text))}
     if prefs:
         q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
+    # who asks: the first group that matches, companies before teams before individuals
+    q.persona = next((who for who, words in _lex().persona if words.search(text)), None)  # type: ignore[assignment]
+    if q.budget is not None:
+        q.budget_scope = "machine" if rx["whole_machine"].search(text) else "gpus"
 
 
 def _names_masked(st: _State) -> str:
@@ -1490,6 +1554,7 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
     several = max(st.models_found, len(st.modes_found - {"inference"}), len(st.precisions_found)) >= 2
     if seen.n_gpus >= 2 and (strong is not None or weak is not None):
         out["compare"] = min(p for p in (strong, weak) if p is not None)
+        out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
     elif strong is not None and several:
         out["compare"] = strong  # "LoRA vs 全参", "Llama 70B vs Qwen 72B"
     elif seen.n_gpus >= 2 and not out:
@@ -1517,6 +1582,7 @@ def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
     rules = (
         (seen.has_model and seen.has_gpu, "fit"),
         (q.budget or q.monthly_budget, "recommend"),  # "预算 50 万，部署 Qwen2.5-32B": which hardware for the money
+        (seen.has_model and q.persona in ("team", "company"), "recommend"),  # "公司 300 人要用 72B，要稳定"
         (seen.has_model, "memory"),
         (seen.has_gpu, "gpu_info"),
         (q.buy_or_rent or q.hours_per_day or q.horizon_years or q.gpu_price, "cost"),

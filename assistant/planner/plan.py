@@ -12,6 +12,8 @@ from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall
 from assistant.language import currency_for
 from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
+from assistant.toolset import ToolName
+from tools.prices import tco_defaults
 
 _WORKLOAD_SLOTS = ("mode", "precision", "kv_dtype", "context_tokens", "batch")
 # Slots copied from the message onto the scenario whenever the message states them.
@@ -31,7 +33,11 @@ _CARRIED_SLOTS = (
     "optimizer",
     "zero_stage",
     "gpu_price",
+    "persona",
+    "users",
+    "budget_scope",
 )
+_STICKY_FLAGS = ("cloud_excluded",)  # once said, kept for the conversation
 # Slots that make a message without a question word a follow-up ("32k 上下文呢").
 _FOLLOWUP_SLOTS = (
     "model",
@@ -49,6 +55,8 @@ _FOLLOWUP_SLOTS = (
     "kv_dtype",
     "monthly_budget",
     "hours_per_day",
+    "hours_per_month",
+    "users",
 )
 _ASKS_FOR_A_NAME = ("need_model", "need_gpu", "unknown_model")
 _FLOAT_BASES = ("bf16", "fp16", "fp32")
@@ -64,10 +72,15 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
         value = getattr(parsed, slot, None)
         if value is not None:
             setattr(s, slot, value)
+    for flag in _STICKY_FLAGS:
+        if getattr(parsed, flag):
+            setattr(s, flag, True)
     if parsed.precision and s.mode in ("full", "lora") and parsed.precision not in _FLOAT_BASES:
         s.mode = "qlora" if parsed.precision in ("nf4", "int4", "int8", "gptq", "awq") else "inference"
     if parsed.hours_per_day is not None:
         s.utilization = min(1.0, parsed.hours_per_day / 24)
+    if parsed.hours_per_month is not None:  # the busy share of the month is the one stored form of hours
+        s.utilization = min(1.0, parsed.hours_per_month / tco_defaults()["hours_per_month"])
     _merge_gpus(parsed, s)
     if s.currency is None:
         s.currency = currency_for(parsed.language)
@@ -158,7 +171,8 @@ def make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         ctx = PlanContext(parsed=parsed, previous=previous, scenario=plan.scenario, intents=["concept"])
         capability("concept").plan(ctx)
         plan = Plan(intents=ctx.intents, scenario=plan.scenario, calls=ctx.calls)
-    if "assumed_lora" in plan.notes and not any(_mode_of(c) == "lora" for c in plan.calls):
+    explains_method = any(c.name == ToolName.RECOMMEND_GPUS for c in plan.calls)  # it says which method and why
+    if "assumed_lora" in plan.notes and (explains_method or not any(_mode_of(c) == "lora" for c in plan.calls)):
         plan.notes = [n for n in plan.notes if n != "assumed_lora"]
     return plan
 

