@@ -251,7 +251,9 @@ class Advisor:
     def _final(self, session_id: str, before: int, provider: str, start: float, fell_back: bool) -> FinalEvent:
         messages = self._messages(session_id)
         turn = messages[before:]
-        answer = next((str(m.content) for m in reversed(turn) if m.type == "ai" and m.content), "")
+        last = next((m for m in reversed(turn) if m.type == "ai" and m.content), None)
+        answer = str(last.content) if last is not None else ""
+        replies = list((getattr(last, "additional_kwargs", None) or {}).get("quick_replies") or [])
         question = next((str(m.content) for m in turn if m.type == "human"), "")
         calls: dict[str, ToolCallRecord] = {}
         for m in turn:
@@ -277,6 +279,7 @@ class Advisor:
             scenario=scenario_from_messages(messages),
             latency_ms=round((time.perf_counter() - start) * 1000, 1),
             fell_back=fell_back,
+            quick_replies=replies,
         )
 
     def _final_from_error(self, session_id: str, text: str, provider: str, errors: list[str]) -> FinalEvent:

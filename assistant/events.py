@@ -71,6 +71,9 @@ class FinalEvent(BaseModel):
     scenario: Scenario
     latency_ms: float
     fell_back: bool = False
+    quick_replies: list[str] = Field(
+        default_factory=list, description="One-click replies the answer offers (the usual answers to its question)"
+    )
 
 
 Event = Annotated[ToolCallEvent | ToolResultEvent | TextEvent | ErrorEvent | FinalEvent, Field(discriminator="type")]

@@ -34,9 +34,12 @@ class Scenario(BaseModel):
     persona: str | None = None
     max_gpus: int | None = None
     cloud_excluded: bool = False
+    serving: bool = False
+    min_card_gib: float | None = None
     users: int | None = None
     budget_scope: str | None = None
     gpu_price: float | None = None
+    cloud_price: float | None = None
     last_intents: list[str] = []
 
     def apply_tool_call(self, name: str, args: dict[str, Any]) -> None:
@@ -62,11 +65,25 @@ def scenario_from_messages(messages: list[Any]) -> Scenario:
                 scenario.last_intents = _intents(turn_calls)
             turn_calls = []
         for call in getattr(msg, "tool_calls", None) or []:
-            scenario.apply_tool_call(call["name"], call.get("args") or {})
+            if _describes_workload(call):
+                scenario.apply_tool_call(call["name"], call.get("args") or {})
             turn_calls.append(call)
     if turn_calls:
         scenario.last_intents = _intents(turn_calls)
     return scenario
+
+
+def _describes_workload(call: dict[str, Any]) -> bool:
+    """A call the planning capability marks as a reference figure does not change the scenario."""
+    from assistant.capabilities import REGISTRY
+    from assistant.capabilities.base import owner_from_id
+    from assistant.toolset import ToolName
+
+    owner = owner_from_id(call.get("id") or "")
+    planner = next((c for c in REGISTRY if c.intent == owner), None)
+    if planner is None or call["name"] not in ToolName.__members__.values():
+        return True
+    return planner.records(ToolName(call["name"]))
 
 
 def _intents(calls: list[dict[str, Any]]) -> list[str]:

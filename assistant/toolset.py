@@ -29,6 +29,7 @@ class ToolName(StrEnum):
     ESTIMATE_SPEED = "estimate_speed"
     FIND_GPUS = "find_gpus"
     GPU_SPECS = "gpu_specs"
+    COMPARE_GPUS = "compare_gpus"
     CALCULATE_TCO = "calculate_tco"
     FIT_ON_GPU = "fit_on_gpu"
     RECOMMEND_GPUS = "recommend_gpus"
@@ -75,6 +76,7 @@ def _search_guides(req: SearchGuidesRequest) -> SearchResult:
 
 @cache
 def _specs() -> tuple[ToolSpec, ...]:
+    from tools.compare import CompareRequest, CompareResult, compare_gpus
     from tools.fit import FitRequest, FitResult, fit_on_gpu
     from tools.gpu_search import FindGpusRequest, FindGpusResult, GpuSpecsRequest, GpuSpecsResult, find_gpus, gpu_specs
     from tools.recommend import RecommendRequest, RecommendResult, recommend_gpus
@@ -115,6 +117,15 @@ def _specs() -> tuple[ToolSpec, ...]:
             GpuSpecsRequest,
             GpuSpecsResult,
             gpu_specs,
+        ),
+        ToolSpec(
+            ToolName.COMPARE_GPUS,
+            "Compare 1-4 GPUs (with counts), or methods (full vs LoRA vs QLoRA), or precisions (FP8 vs BF16) for "
+            "one workload: each option's fit, memory per GPU, tokens/s, purchase price, rent, cost per 1M tokens, "
+            "GPU link (NVLink, Infinity Fabric, PCIe) and ECC in one table, then a verdict with reasons.",
+            CompareRequest,
+            CompareResult,
+            compare_gpus,
         ),
         ToolSpec(
             ToolName.CALCULATE_TCO,

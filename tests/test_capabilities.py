@@ -75,3 +75,14 @@ def test_stated_zero_stage_reaches_the_estimator() -> None:
     plan = make_plan(parse("Full fine-tune Qwen2.5-7B on 8x A100 80GB with ZeRO-2"), Scenario())
     vram = next(c for c in plan.calls if c.name == ToolName.ESTIMATE_VRAM)
     assert vram.args["zero_stage"] == 2 and vram.args["num_gpus"] == 8
+
+
+def test_compare_is_the_home_of_compare_gpus_and_answers_the_memory_asked_with_it() -> None:
+    home = home_of("compare_gpus")
+    assert home is not None and home.intent == "compare"
+    plan = make_plan(parse("For serving Llama-3.1-70B, how much memory does FP8 save compared with BF16?"), Scenario())
+    assert plan.intents == ["compare"]  # every option's memory is in the comparison, verdict first
+    calls = [c for c in plan.calls if c.name != ToolName.SEARCH_GUIDES]
+    assert [c.name for c in calls] == [ToolName.COMPARE_GPUS] and calls[0].args["precisions"] == ["fp8", "bf16"]
+    plan = make_plan(parse("LoRA vs QLoRA"), Scenario())  # no model to size: the guides explain the difference
+    assert not any(c.name == ToolName.COMPARE_GPUS for c in plan.calls)

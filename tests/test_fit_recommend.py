@@ -88,7 +88,9 @@ def test_more_budget_never_fewer_options(budget, factor):
     w = VramRequest(model="qwen2.5-7b", mode="lora", context_tokens=2048, grad_checkpointing=True)
 
     def count(b: float) -> int:
-        return len(recommend_gpus(RecommendRequest(workload=w, budget=b, currency="USD", limit=50)).options)
+        # the persona is fixed: a bigger budget alone would otherwise read as a company's (data-center cards)
+        req = RecommendRequest(workload=w, budget=b, currency="USD", persona="team", limit=50)
+        return len(recommend_gpus(req).options)
 
     assert count(budget * factor) >= count(budget)
 

@@ -40,6 +40,7 @@ BASE_ARGS: dict[str, dict[str, Any]] = {
     "calculate_tco": {"gpu": "4090"},
     "fit_on_gpu": {"model": "qwen2.5-7b", "gpu": "4090"},
     "recommend_gpus": {"workload": {"model": "qwen2.5-7b"}},
+    "compare_gpus": {"workload": {"model": "llama-3.1-8b"}, "gpus": ["4090", "a6000"]},
     "plan_workstation": {"gpu": "4090"},
     "search_guides": {"query": "NVLink"},
 }

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evals.references import REFERENCES, run, summary, tolerance
+from evals.references import REFERENCES, check, run, summary, tolerance
 
 
 @pytest.fixture(scope="module")
@@ -33,3 +33,24 @@ def test_tolerances_follow_the_issue():
     assert tolerance("vram_inference") == ("relative", 0.10)
     assert tolerance("vram_training") == ("relative", 0.20)
     assert tolerance("decode_speed") == ("factor", 1.5)
+
+
+def test_training_memory_median_error_is_within_8_percent(checks):
+    assert summary(checks)["vram_training"]["median_abs_error"] <= 0.08
+
+
+def test_an_upper_bound_holds_only_at_or_below_the_published_figure():
+    entry = {
+        "id": "bound",
+        "kind": "vram_training",
+        "title": "fits",
+        "tool": "estimate_vram",
+        "request": {"params_b": 1, "context_tokens": 1, "overhead_gib": 0},
+        "metric": "total_gib",
+        "unit": "GiB",
+        "source": "test",
+        "published_is": "upper_bound",
+    }
+    estimate = check(entry | {"published": 1.0}).estimate
+    assert check(entry | {"published": estimate * 1.01}).status == "pass"
+    assert check(entry | {"published": estimate / 1.05}).status == "fail"  # no tolerance above a bound

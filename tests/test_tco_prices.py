@@ -4,6 +4,8 @@ import statistics
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tools.catalog import resolve_gpu
 from tools.errors import AdvisorError
@@ -87,8 +89,10 @@ def test_tco_arithmetic_by_hand():
     assert od.total == pytest.approx(0.5 * 2 * 365 * 24)
     # at the break-even usage, owning and renting cost the same over the horizon
     be = od.break_even_hours_per_month
-    fixed = 5000 - 2000 + r.maintenance_monthly * 24 + idle_kw * 0.2 * 730 * 24
-    assert be == pytest.approx(fixed / (24 * (0.5 * 2 - (busy_kw - idle_kw) * 0.2)), rel=1e-3)
+    # (the host draws power too, busy and idle: the break-even uses the same bill as the totals)
+    idle_all, busy_all = idle_kw + host_kw * 0.5, busy_kw + host_kw
+    fixed = 5000 - 2000 + r.maintenance_monthly * 24 + idle_all * 0.2 * 730 * 24
+    assert be == pytest.approx(fixed / (24 * (0.5 * 2 - (busy_all - idle_all) * 0.2)), rel=1e-3)
     assert len(r.cumulative_buy) == 25 and r.cumulative_buy[0] == 5000
 
 
@@ -211,3 +215,19 @@ def test_used_price_is_reported_as_indicative():
     usd, _ = used_purchase_price(resolve_gpu("RTX 3090")[0], "USD", book)
     assert usd == pytest.approx(5250 / book.cny_per_usd)
     assert used_purchase_price(resolve_gpu("H100 SXM")[0], "USD", book) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["RTX 4090", "A100 80G", "H100", "L40S", "RTX 3090", "RTX A6000", "L4"]),
+    st.sampled_from(["USD", "CNY"]),
+    st.floats(0.02, 1.0),
+    st.sampled_from([0.5, 1, 2, 3, 5]),
+)
+def test_break_even_agrees_with_the_totals(gpu, currency, utilization, years):
+    """Above the break-even hours buying must cost less than renting, below it more: the same formulas."""
+    r = calculate_tco(TcoRequest(gpu=gpu, currency=currency, utilization=utilization, horizon_years=years))
+    for option in r.rent:
+        if abs(r.buy_total - option.total) < 0.05 or option.break_even_hours_per_month is None:
+            continue
+        assert (r.buy_total < option.total) == (r.busy_hours_per_month > option.break_even_hours_per_month), option

@@ -5,7 +5,20 @@ from pydantic import ValidationError
 
 from tools.errors import AdvisorError, UnknownNameError
 from tools.models import registry
+from tools.sizing import usable_of
 from tools.vram import GIB, VramRequest, estimate_vram
+
+# LLaMA-1 65B (huggyllama/llama-65b config.json): not in the registry, so given inline
+LLAMA_65B = dict(
+    num_layers=80,
+    hidden_size=8192,
+    num_attention_heads=64,
+    num_key_value_heads=64,
+    head_dim=128,
+    intermediate_size=22016,
+    vocab_size=32000,
+    tie_word_embeddings=False,
+)
 
 
 def vram(**kw):
@@ -101,6 +114,78 @@ def test_qlora_is_smaller_than_lora_and_full():
     q, lo, full = (vram(mode=m, **args).total_gib for m in ("qlora", "lora", "full"))
     assert q < lo < full
     assert q < 16  # 7B QLoRA fits a 16 GiB card
+
+
+def test_training_activations_by_hand():
+    """Eager bf16 layers keep 16h + 8I + 4*attn + 2*kv bytes per token; the unfused loss 10 bytes per logit."""
+    r = vram(model="llama-3.1-8b", mode="full", context_tokens=2048, batch=2, overhead_gib=0)
+    h, inter, attn, kv, vocab, layers, tokens = 4096, 14336, 32 * 128, 2 * 8 * 128, 128256, 32, 4096
+    per_layer = 16 * h + 8 * inter + 4 * attn + 2 * kv
+    expected = tokens * layers * per_layer + tokens * vocab * 10
+    assert r.breakdown_gib["activations"] == pytest.approx(expected / GIB, rel=1e-6)
+
+
+def test_checkpointed_layers_and_the_loss_do_not_peak_together():
+    r = vram(model="llama-3.1-8b", mode="lora", context_tokens=2048, batch=2, grad_checkpointing=True)
+    tokens, h = 4096, 4096
+    checkpoints = tokens * 32 * h * 2
+    logits = tokens * 128256 * 10  # unfused: larger than one recomputed layer here
+    assert r.breakdown_gib["activations"] == pytest.approx((checkpoints + logits) / GIB, rel=1e-6)
+
+
+def test_loss_implementation_is_stated_with_both_sizes():
+    args = dict(model="llama-3.1-8b", mode="qlora", context_tokens=4096, grad_checkpointing=True)
+    unfused, fused = vram(**args), vram(chunked_cross_entropy=True, **args)
+    logits = 4096 * 128256
+    line = next(a for a in unfused.assumptions if a.startswith("loss:"))
+    assert "unfused cross-entropy" in line and "HF Trainer" in line
+    assert f"{logits * 10 / GIB:.2f} GiB" in line and f"{logits * 2.25 / GIB:.2f} GiB" in line
+    fused_line = next(a for a in fused.assumptions if a.startswith("loss:"))
+    assert fused_line.startswith("loss: fused/chunked cross-entropy (Liger, Unsloth, torchtune)")
+    assert unfused.total_gib - fused.total_gib == pytest.approx(logits * (10 - 2.25) / GIB, abs=0.02)
+    # plain HF Trainer / TRL / LLaMA-Factory (no Liger) is the default
+    assert VramRequest.model_fields["chunked_cross_entropy"].default is False
+
+
+def test_plain_mlp_keeps_two_intermediates():
+    plain = dict(LLAMA_65B, num_layers=2, mlp="plain")
+    gated = dict(plain, mlp="gated")
+    tokens = 1000
+    a, b = (
+        vram(arch=arch, mode="full", context_tokens=tokens, overhead_gib=0).breakdown_gib["activations"]
+        for arch in (plain, gated)
+    )
+    assert (b - a) * GIB == pytest.approx(2 * tokens * 2 * 22016 * 2, rel=1e-6)  # 2 more I-wide bf16 tensors
+
+
+def test_zero3_full_finetune_holds_the_gathered_tensors_gradient():
+    args = dict(model="llama-3.1-8b", mode="full", num_gpus=8, zero_stage=3, context_tokens=1, overhead_gib=0)
+    full = vram(**args).per_gpu_breakdown_gib["gradients"]
+    sharded = 8.03e9 * 2 / 8 / GIB
+    assert full - sharded == pytest.approx(128256 * 4096 * 2 / GIB, rel=0.01)  # the embedding's bf16 gradient
+
+
+def test_qlora_paper_65b_fits_one_48gb_gpu_with_headroom():
+    """QLoRA (arXiv 2305.14314): "finetune a 65B parameter model on a single 48GB GPU" - NF4 + double quant,
+    LoRA r=64 on all linear layers, paged AdamW (states page out to host RAM), gradient checkpointing, batch 1."""
+    setup = dict(
+        arch=LLAMA_65B,
+        mode="qlora",
+        precision="nf4_dq",
+        lora_rank=64,
+        lora_targets="all",
+        grad_checkpointing=True,
+        context_tokens=512,
+        batch=1,
+    )
+    r = vram(cpu_offload="optimizer", gpu="RTX A6000", **setup)
+    assert r.params_b == pytest.approx(65.29, abs=0.01)
+    assert r.per_gpu_gib <= usable_of(48)  # 48 GiB less the product's 10% headroom
+    assert r.fit is not None and r.fit.fits
+    assert r.per_gpu_breakdown_gib["optimizer"] == 0  # paged: the 32-bit Adam states live in host RAM
+    assert r.cpu_offload_gib == pytest.approx(r.trainable_params_b * 1e9 * 8 / GIB, abs=0.01)
+    # the paging is what keeps the headroom: with the 32-bit Adam states on the GPU the estimate exceeds it
+    assert vram(**setup).per_gpu_gib > usable_of(48)
 
 
 def test_grad_checkpointing_cuts_activations():

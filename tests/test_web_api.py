@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from assistant.citations import Citation
 from assistant.events import ErrorEvent, FinalEvent, TextEvent, ToolCallEvent, ToolResultEvent
 from assistant.grounding import GroundingReport
-from assistant.planner.compose import Citation
 from assistant.scenario import Scenario
+from tools.vram import VramRequest, estimate_vram
 
 pytest_plugins = ["conftest_web"]
 # Gradio converts dataframes with a pandas option pandas 3 deprecates; not ours to fix.
@@ -51,13 +52,7 @@ class ScriptedAdvisor:
         args = {"model": "qwen2.5-7b", "mode": "qlora", "context_tokens": 2048}
         yield ToolCallEvent(id="c1", name="estimate_vram", args=args)
         self.release.wait(10)
-        result = {
-            "model": "Qwen2.5-7B",
-            "mode": "qlora",
-            "per_gpu_gib": 10.3,
-            "assumptions": ["nf4 base"],
-            "per_gpu_breakdown_gib": {"weights": 5.17, "activations": 3.78, "overhead": 0.75},
-        }
+        result = estimate_vram(VramRequest(**args, grad_checkpointing=True)).model_dump(mode="json")
         yield ToolResultEvent(
             id="c1",
             name="estimate_vram",

@@ -131,6 +131,7 @@ def open_page(browser: Any, real_app: str, tmp_path: Path) -> Iterator[Any]:
 def test_chinese_question_shows_tool_call_answer_and_what_if(open_page: Any) -> None:
     from playwright.sync_api import expect
 
+    from tools.notes import money
     from tools.tco import TcoRequest, calculate_tco
 
     chat = open_page("zh-CN")
@@ -169,7 +170,7 @@ def test_chinese_question_shows_tool_call_answer_and_what_if(open_page: Any) -> 
     expect(chart).to_be_visible()
     if tco.break_even_month is not None:
         expect(chart).to_contain_text(f"回本点（第 {tco.break_even_month} 月）")
-    chat.expect_answer(f"{tco.buy_total:,.0f} CNY")
+    chat.expect_answer(money(tco.buy_total, "CNY"))  # as the answer writes amounts: ¥85,556
     chat.shot("zh-tco")
 
 

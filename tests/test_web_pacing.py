@@ -93,6 +93,47 @@ def test_fast_blocks_output_is_exactly_what_gradio_sends(outputs_app: tuple, cas
     assert ours == theirs
 
 
+# Handlers return updates keyed by component (text, state, choice, plot, note); the rest stay as they are.
+KEYED = {
+    "some components": lambda o: {o[0]: "hello", o[3]: frame()},
+    "the state and one more": lambda o: {o[1]: {"turn": 3}, o[4]: "**done**"},
+    "one component": lambda o: {o[2]: "int4"},
+    "an update and a clear": lambda o: {o[2]: gr.update(value="int4"), o[3]: None},
+    "every component": lambda o: {o[0]: "a", o[1]: {"turn": 2}, o[2]: "int4", o[3]: frame(), o[4]: "b"},
+    "one skip for all": lambda o: gr.skip(),
+}
+
+
+@pytest.mark.parametrize("case", KEYED)
+def test_fast_blocks_reads_updates_keyed_by_component_as_gradio_does(outputs_app: tuple, case: str) -> None:
+    demo, fn = outputs_app
+    ours, theirs = SessionState(demo), SessionState(demo)
+    mine = asyncio.run(demo.postprocess_data(fn, KEYED[case](fn.outputs), ours))
+    gradio = asyncio.run(gr.Blocks.postprocess_data(demo, fn, KEYED[case](fn.outputs), theirs))
+    assert mine == gradio
+    for block in fn.outputs:
+        assert ours.config_values.get(block._id) == theirs.config_values.get(block._id)
+    state_id = fn.outputs[1]._id
+    assert ours.state_data.get(state_id) == theirs.state_data.get(state_id)
+
+
+def test_components_left_out_of_a_keyed_update_skip_gradios_output_processing(
+    outputs_app: tuple, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    demo, fn = outputs_app
+    processed: list[int] = []
+    gradios = gr.Blocks.postprocess_data
+
+    async def spy(self: gr.Blocks, block_fn: object, predictions: object, state: object) -> list:
+        processed.append(len(block_fn.outputs))
+        return await gradios(self, block_fn, predictions, state)
+
+    monkeypatch.setattr(gr.Blocks, "postprocess_data", spy)
+    asyncio.run(demo.postprocess_data(fn, KEYED["some components"](fn.outputs), SessionState(demo)))
+    asyncio.run(demo.postprocess_data(fn, KEYED["one skip for all"](fn.outputs), SessionState(demo)))
+    assert processed == [3, 1]  # what was given, plus the state (Gradio keeps its value at no cost)
+
+
 def test_fast_blocks_keeps_the_session_values_gradio_keeps(outputs_app: tuple) -> None:
     demo, fn = outputs_app
     ours, theirs = SessionState(demo), SessionState(demo)

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
+from assistant.citations import Citation
 from assistant.events import ErrorEvent, FinalEvent, TextEvent, ToolCallEvent, ToolResultEvent
 from assistant.grounding import GroundingReport
-from assistant.planner.compose import Citation
 from assistant.scenario import Scenario
-from assistant.web import charts, forms, launch_kwargs, parse_auth
+from assistant.web import cards, charts, forms, launch_kwargs, parse_auth
 from assistant.web.chat import (
     CONTEXT_CHOICES,
     TurnView,
@@ -23,8 +23,10 @@ from assistant.web.chat import (
     sources_block,
 )
 from assistant.web.i18n import lang_from_header, strings, t
+from assistant.web.state import Session
+from tools.gpu_search import GpuSpecsResult
 from tools.tco import TcoRequest, calculate_tco
-from tools.vram import VramRequest, estimate_vram
+from tools.vram import VramRequest, VramResult, estimate_vram
 
 # --- interface strings ---------------------------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ def test_gpu_follow_ups_name_every_catalog_gpu_so_the_planner_finds_it(lang: str
     from tools.catalog import catalog
 
     for gpu in catalog().values():
-        text = followup_text("gpu", forms.short_gpu_name(gpu.name), lang)
+        text = followup_text("gpu", cards.short_gpu_name(gpu.name), lang)
         assert parse(text).gpu == gpu.id, text
 
 
@@ -145,10 +147,15 @@ def test_tool_calls_become_collapsible_messages_that_go_from_pending_to_done() -
     bubble = history[1]
     assert bubble["metadata"]["status"] == "pending" and "running" in bubble["metadata"]["title"]
     assert '"model": "qwen2.5-7b"' in bubble["content"]
-    result = {"per_gpu_gib": 10.3}
+    result = estimate_vram(VramRequest(**args))
     view.apply(
         ToolResultEvent(
-            id="c1", name="estimate_vram", ok=True, result=result, summary="10.3 GiB per GPU", duration_ms=84.0
+            id="c1",
+            name="estimate_vram",
+            ok=True,
+            result=result.model_dump(mode="json"),  # as it crosses from the assistant process
+            summary="10.3 GiB per GPU",
+            duration_ms=84.0,
         )
     )
     bubble = history[1]
@@ -158,7 +165,8 @@ def test_tool_calls_become_collapsible_messages_that_go_from_pending_to_done() -
         "status": "done",
         "duration": 0.084,
     }
-    assert view.latest("estimate_vram") == (args, result)
+    assert view.latest(VramResult) == result  # the typed result, back from JSON
+    assert view.latest(GpuSpecsResult) is None
     for word in ("About ", "**10.3 GiB** ", "per GPU [1]."):
         view.apply(TextEvent(delta=word))
     assert history[2] == {"role": "assistant", "content": "About **10.3 GiB** per GPU [1]."}
@@ -179,7 +187,7 @@ def test_failed_tools_and_errors_are_messages_not_tracebacks() -> None:
     view.apply(ErrorEvent(message="the LLM endpoint timed out", kind="timeout"))
     assert history[0]["metadata"]["title"].startswith("❌ gpu_specs — 失败: unknown GPU 'H1000'")
     assert history[1]["content"] == "⚠️ the LLM endpoint timed out"
-    assert view.latest("gpu_specs") is None
+    assert view.latest(GpuSpecsResult) is None
 
 
 def test_untraceable_numbers_are_flagged_under_the_answer() -> None:
@@ -202,9 +210,10 @@ def test_sources_block_escapes_titles() -> None:
 
 
 def test_scenario_panel_lists_slots_with_display_names_and_tolerates_new_slots() -> None:
-    summary = Scenario(model="qwen2.5-7b", mode="qlora", context_tokens=32768, utilization=0.25).summary()
+    session = Session(scenario=Scenario(model="qwen2.5-7b", mode="qlora", context_tokens=32768, utilization=0.25))
+    summary = session.scenario.summary()
     summary["some_future_slot"] = 3
-    text = scenario_markdown(summary, ["weights in nf4"], "zh", forms.scenario_names(summary))
+    text = scenario_markdown(summary, ["weights in nf4"], "zh", session.names())
     assert "**模型**: Qwen2.5-7B" in text and "**方式**: QLoRA" in text and "32,768" in text and "25%" in text
     assert "some_future_slot" in text and "weights in nf4" in text
     assert scenario_markdown({"gpus": []}, [], "en") == t("en", "scenario_empty")
@@ -214,26 +223,30 @@ def test_scenario_panel_lists_slots_with_display_names_and_tolerates_new_slots()
 
 
 def test_memory_chart_stacks_the_components_next_to_the_card() -> None:
-    vram = estimate_vram(VramRequest(model="Qwen2.5-7B", mode="qlora", context_tokens=2048)).model_dump(mode="json")
-    chart = charts.memory_chart(vram, [("RTX 4090", 24.0)], "en")
+    from tools.sizing import default_headroom
+
+    vram = estimate_vram(VramRequest(model="Qwen2.5-7B", mode="qlora", context_tokens=2048))
+    chart = charts.memory_chart(vram, [cards.Card("RTX 4090", 24.0)], "en")
     need = chart.frame[chart.frame["bar"] != "RTX 4090"]
-    assert need["gib"].sum() == pytest.approx(vram["per_gpu_gib"], abs=0.05)
-    assert chart.frame[chart.frame["bar"] == "RTX 4090"]["gib"].tolist() == [24.0]
+    assert need["gib"].sum() == pytest.approx(vram.per_gpu_gib, abs=0.05)
+    card = chart.frame[chart.frame["bar"] == "RTX 4090"]
+    assert card["gib"].sum() == pytest.approx(24.0)  # usable memory and the share kept free, stacked
+    assert card["gib"].tolist() == pytest.approx([24.0 * (1 - default_headroom()), 24.0 * default_headroom()])
     assert chart.spec["color"] == "component" and set(chart.spec["color_map"]) == set(chart.frame["component"])
 
 
 def test_tco_chart_draws_buy_rent_and_the_break_even_month() -> None:
-    tco = calculate_tco(TcoRequest(gpu="RTX 4090", num_gpus=4, currency="CNY")).model_dump(mode="json")
+    tco = calculate_tco(TcoRequest(gpu="RTX 4090", num_gpus=4, currency="CNY", utilization=1.0))  # busy: buying wins
     chart = charts.tco_chart(tco, "en")
     buy = chart.frame[chart.frame["series"] == "buy"]
-    assert buy["cost"].tolist() == pytest.approx(tco["cumulative_buy"], abs=0.01)
-    assert tco["break_even_month"] is not None
+    assert buy["cost"].tolist() == pytest.approx(tco.cumulative_buy, abs=0.01)
+    assert tco.break_even_month is not None
     line = chart.frame[chart.frame["series"].str.startswith("break-even")]
-    assert set(line["month"]) == {tco["break_even_month"]} and len(line) == 2
+    assert set(line["month"]) == {tco.break_even_month} and len(line) == 2
 
 
 def test_gpu_charts_leave_out_gpus_without_the_numbers() -> None:
-    rows = forms.catalog_rows("USD")
+    rows = cards.catalog_rows("USD")
     price = charts.gpu_price_chart(rows, "USD", "zh")
     assert 0 < len(price.frame) <= len(rows) and price.frame["price"].notna().all()
     assert set(price.frame["segment"]) <= {"消费级", "工作站", "数据中心", "Apple"}
@@ -245,35 +258,83 @@ def test_gpu_charts_leave_out_gpus_without_the_numbers() -> None:
 
 def test_memory_form_reports_the_calculator_number_and_the_fit() -> None:
     out = forms.run_vram("en", "Qwen2.5-7B", None, "qlora", "", "", 2048, 1, 1, True, "", "0", 16, "RTX 4090")
-    want = estimate_vram(VramRequest(model="Qwen2.5-7B", mode="qlora", context_tokens=2048, grad_checkpointing=True))
+    want = estimate_vram(
+        VramRequest(model="Qwen2.5-7B", mode="qlora", context_tokens=2048, grad_checkpointing=True, gpu="RTX 4090")
+    )
     assert f"{want.per_gpu_gib:.2f} GiB per GPU" in out.markdown
     assert "Fits on RTX 4090" in out.markdown
-    assert out.data["per_gpu_gib"] == want.per_gpu_gib
+    assert out.data == want and out.data.fit is not None and out.data.fit.fits
+
+
+def test_memory_form_judges_fit_with_headroom_and_says_how_many_gpus() -> None:
+    """The tab states estimate_vram's verdict (tools/sizing.py), not a comparison at 100% of the card."""
+    out = forms.run_vram("en", "Llama-3.1-70B", None, "inference", "", "", 8192, 1, 1, False, "", None, 16, "RTX 4090")
+    assert out.data is not None and out.data.fit is not None and not out.data.fit.fits
+    assert "Does **not** fit on RTX 4090" in out.markdown
+    assert f"It needs **{out.data.fit.gpus_needed} × RTX 4090**" in out.markdown
+    on_many = forms.run_vram(
+        "en", "Llama-3.1-70B", None, "inference", "", "", 8192, 1, out.data.fit.gpus_needed, False, "", None, 16, "4090"
+    )
+    assert on_many.data is not None and on_many.data.fit is not None and on_many.data.fit.fits
+    assert f"Fits on {out.data.fit.gpus_needed} × RTX 4090" in on_many.markdown
+
+
+def test_memory_form_zero_stage_defaults_to_auto() -> None:
+    zero = next(f for f in forms.VRAM.fields if f.name == "zero_stage")
+    assert zero.initial("en") == forms.AUTO and zero.options("en")[0] == (t("en", "choice.auto"), forms.AUTO)
+    args = forms.VRAM.arguments({"model": "Qwen2.5-7B", "mode": "full", "num_gpus": 4, "zero_stage": forms.AUTO})
+    assert "zero_stage" not in args  # the calculator's default: ZeRO-3 on several GPUs
+    assert forms.VRAM.arguments({"model": "Qwen2.5-7B", "zero_stage": "2"})["zero_stage"] == 2
 
 
 def test_forms_turn_bad_input_into_one_readable_line() -> None:
     out = forms.run_vram("en", "llama-7000b", None, "inference", "", "", 4096, 1, 1, False, "", "0", 16, "")
     assert out.markdown.startswith("⚠️ unknown model 'llama-7000b'") and "\n" not in out.markdown
-    assert forms.run_speed("zh", "", None, "4090", 1, "inference", None, "", 4096, 1).markdown.startswith("⚠️")
-    assert forms.run_tco("en", "H1000", 1, 3, 0.5, "USD", None, None, None).markdown.startswith("⚠️")
+    assert out.data is None
+    assert forms.SPEED.call("zh", "", None, "4090", 1, "inference", None, "", 4096, 1).markdown.startswith("⚠️")
+    assert forms.TCO.call("en", "H1000", 1, 3, 0.5, "USD", None, None, None).markdown.startswith("⚠️")
+
+
+def test_a_form_builds_its_request_from_the_one_declaration() -> None:
+    values = ("", 14, "qlora", "", 4096, None, 15000, 0, "CNY", "local", "cheapest")
+    form_values = dict(zip(forms.RECOMMEND.names, values, strict=True))
+    assert forms.RECOMMEND.arguments(form_values) == {
+        "workload": {"params_b": 14.0, "mode": "qlora", "context_tokens": 4096},
+        "budget": 15000.0,
+        "currency": "CNY",
+        "deployment": "local",
+        "preference": "cheapest",
+    }
+    request = forms.RECOMMEND.request(form_values)
+    assert request.workload.grad_checkpointing  # QLoRA recipes checkpoint activations
+    named = forms.VRAM.arguments({"model": "Qwen2.5-7B", "params_b": 7, "compare_gpu": "RTX 4090"})
+    assert named["model"] == "Qwen2.5-7B" and "params_b" not in named and named["gpu"] == "RTX 4090"
+    gpus = forms.GPUS.arguments({"features": ["bf16", "nvlink"], "limit": 0})
+    assert gpus["need_bf16"] and gpus["need_nvlink"] and gpus["limit"] == 20
+    speed = dict(zip(forms.SPEED.names, ("Qwen2.5-7B", None, "4090", 1, "training", "lora", "", 2048, 1), strict=True))
+    assert forms.SPEED.request(speed).grad_checkpointing
+    assert not forms.SPEED.request(speed | {"workload": "inference"}).grad_checkpointing
 
 
 def test_every_calculator_form_answers() -> None:
     assert (
         "tokens/s"
-        in forms.run_speed("en", "Llama-3.1-8B", None, "RTX 4090", 1, "inference", None, "", 4096, 1).markdown
+        in forms.SPEED.call("en", "Llama-3.1-8B", None, "RTX 4090", 1, "inference", None, "", 4096, 1).markdown
     )
     assert (
         "tokens/s"
-        in forms.run_speed("zh", "Qwen2.5-7B", None, "RTX 4090", 1, "training", "qlora", "", 2048, 1).markdown
+        in forms.SPEED.call("zh", "Qwen2.5-7B", None, "RTX 4090", 1, "training", "qlora", "", 2048, 1).markdown
     )
-    gpus = forms.run_gpus("en", 48, None, "USD", "", "", ["bf16"], "price_per_gib", 10)
+    gpus = forms.GPUS.call("en", 48, None, "USD", "", "", ["bf16"], "price_per_gib", 10)
     assert gpus.table is not None and (gpus.table["GiB"] >= 48).all() and not gpus.charts["price"].empty
-    tco = forms.run_tco("zh", "RTX 4090", 2, 3, 0.5, "CNY", None, None, None)
+    tco = forms.TCO.call("zh", "RTX 4090", 2, 3, 0.5, "CNY", None, None, None)
     assert "CNY" in tco.markdown and not tco.charts["tco"].empty
-    rec = forms.run_recommend("en", "Qwen2.5-7B", None, "lora", "", None, None, None, None, "USD", "either", "balanced")
+    rec = forms.RECOMMEND.call(
+        "en", "Qwen2.5-7B", None, "lora", "", None, None, None, None, "USD", "either", "balanced"
+    )
     assert rec.table is not None and len(rec.table) > 0
-    assert "| power supply |" in forms.run_build("en", "RTX 4090", 2, "training").markdown
+    assert "code=" not in rec.markdown + rec.table.to_string()  # notes rendered as sentences, not models
+    assert "| power supply |" in forms.BUILD.call("en", "RTX 4090", 2, "training").markdown
 
 
 # --- uploads -----------------------------------------------------------------------------------------------

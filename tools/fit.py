@@ -69,6 +69,11 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
     ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
     assumptions = [note] if note else []
     warnings: list[str] = []
+    if gpu.unofficial:
+        warnings.append(
+            f"{gpu.name} is an unofficial memory mod: no vendor warranty, driver and reliability risk, and fakes "
+            "are sold; the figures assume a genuine card"
+        )
     if gpu.gpu_memory_share:
         assumptions.append(f"{gpu.name}: the GPU may use {gpu.gpu_memory_share:.0%} of unified memory by default")
     assumptions.append(

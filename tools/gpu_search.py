@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tools.catalog import CnAvailability, GpuSpec, catalog, resolve_gpu
+from tools.catalog import CnAvailability, GpuSpec, LinkKind, catalog, resolve_gpu
 from tools.prices import Currency, load_prices, purchase_price, used_purchase_price
 
 SortKey = Literal["price_per_gib", "bf16_tflops_per_dollar", "bandwidth", "vram", "bf16_tflops", "price"]
@@ -52,6 +52,12 @@ class GpuRow(BaseModel):
     fp8_tflops: float | None
     nvlink: bool
     nvlink_gbs: float | None
+    link_kind: LinkKind = Field(
+        default="pcie", description="GPU-to-GPU link: nvlink, infinity_fabric (AMD), ethernet (Gaudi RoCE), pcie, none"
+    )
+    link_gbs: float | None = Field(
+        default=None, description="GPU-to-GPU GB/s per GPU, both directions (pcie: the slot's nominal figure)"
+    )
     ecc: bool | None
     mig: bool
     tdp_w: float | None
@@ -117,6 +123,8 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
         fp8_tflops=gpu.fp8_fp32acc_tflops or gpu.fp8_tflops,
         nvlink=gpu.nvlink,
         nvlink_gbs=gpu.nvlink_gbs,
+        link_kind=gpu.link_kind,
+        link_gbs=gpu.link_gbs,
         ecc=gpu.ecc,
         mig=gpu.mig_instances > 0,
         tdp_w=gpu.tdp_w,
@@ -186,6 +194,18 @@ def find_gpus(req: FindGpusRequest) -> FindGpusResult:
     )
 
 
+def link_difference(g: GpuSpec) -> str:
+    """What a card without NVLink uses between GPUs: its own fabric, or PCIe."""
+    gbs = f" ({g.link_gbs:,.0f} GB/s per GPU)" if g.link_gbs else ""
+    if g.link_kind == "infinity_fabric":
+        return f"no NVLink; GPUs talk over AMD Infinity Fabric{gbs}"
+    if g.link_kind == "ethernet":
+        return f"no NVLink; GPUs talk over on-die RoCE Ethernet{gbs}"
+    if g.link_kind == "none":
+        return "one chip: no link to combine several"
+    return "no NVLink, multi-GPU goes over PCIe" + (f" ({g.link_gbs:,.0f} GB/s)" if g.link_gbs else "")
+
+
 def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
     """Several GPUs side by side, with the differences that matter for LLM work."""
     specs: list[GpuSpec] = []
@@ -218,5 +238,5 @@ def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
             if not g.bf16_tflops and g.vendor != "apple":
                 diffs.append(f"{g.name} has no BF16 tensor support")
             if not g.nvlink:
-                diffs.append(f"{g.name}: no NVLink, multi-GPU goes over PCIe")
+                diffs.append(f"{g.name}: {link_difference(g)}")
     return GpuSpecsResult(gpus=rows, differences=diffs, assumptions=assumptions, warnings=warnings)

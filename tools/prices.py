@@ -190,6 +190,18 @@ def used_purchase_price(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tu
     return None
 
 
+def used_price_range(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[float, float, str] | None:
+    """The dated second-hand range (low, high, date) in `currency`; a discontinued card's street price is one."""
+    for price in (gpu.used_price, gpu.street_price if gpu.discontinued else None):
+        if price is None:
+            continue
+        for unit, bounds in (("CNY", price.cny), ("USD", price.usd)):
+            if bounds:
+                low, high = (round(book.convert(b, unit, currency)) for b in bounds)  # type: ignore[arg-type]
+                return float(low), float(high), str(price.date or "")
+    return None
+
+
 @cache
 def tco_defaults() -> dict:
     return load_yaml("tco_defaults.yaml")

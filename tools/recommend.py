@@ -17,7 +17,14 @@ from tools.advice import Condition, Persona
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
 from tools.notes import Note, note
-from tools.prices import Currency, bundled_prices, purchase_price, tco_defaults
+from tools.prices import (
+    Currency,
+    bundled_prices,
+    purchase_price,
+    tco_defaults,
+    used_price_range,
+    used_purchase_price,
+)
 from tools.sizing import COUNTS, headroom_or_default, usable_gib
 from tools.speed import SpeedRequest, SpeedResult, estimate_speed
 from tools.tco import TcoRequest, calculate_tco
@@ -67,6 +74,12 @@ class RecommendRequest(BaseModel):
     )
     users: int | None = Field(
         default=None, ge=1, le=10_000_000, description="Named users; a share of them is active at once"
+    )
+    serving: bool = Field(
+        default=False, description="Serving other people (16-bit weights, rented around the clock), not one's chat"
+    )
+    min_card_gib: float | None = Field(
+        default=None, ge=0, le=1024, description="Smallest card memory wanted (e.g. 16 for Stable Diffusion too)"
     )
     hours_per_month: float | None = Field(default=None, gt=0, le=744, description="Busy hours a month (rent pricing)")
     utilization: float = Field(default=0.5, gt=0, le=1, description="Busy share of the month, when hours are not given")
@@ -119,7 +132,23 @@ class Pick(BaseModel):
         return f"{self.variant}|{self.gpu_id}|{self.condition}"
 
 
+class Need(BaseModel):
+    """The workload's memory on one GPU, one way of running it (what the answer quotes before the cards)."""
+
+    mode: str
+    precision: str
+    context_tokens: int
+    batch: int
+    gib: float
+
+
 class RecommendResult(BaseModel):
+    model: str = Field(description="The model, as the registry spells it")
+    needs: list[Need] = Field(
+        default_factory=list,
+        description="Memory on one GPU: as asked (16-bit too, when a 4-bit default applied), "
+        "and each cheaper way considered",
+    )
     workload: str
     sized_workload: VramRequest = Field(description="The workload after the policy's defaults")
     persona: Persona
@@ -151,7 +180,7 @@ def _sized_workload(req: RecommendRequest, persona: Persona) -> tuple[VramReques
         batch = advice.concurrent_from_users(req.users)
         update["batch"] = batch
         notes.append(note("concurrency_from_users", users=req.users, share=advice.concurrent_share(), batch=batch))
-    personal = persona == "individual" and update.get("batch", w.batch) <= 2
+    personal = persona == "individual" and update.get("batch", w.batch) <= 2 and not req.serving
     if w.mode == "inference" and w.precision is None:
         key = "personal_inference" if personal else "serving"
         update["precision"] = advice.policy()["default_precision"][key]
@@ -233,16 +262,22 @@ def _passes(ctx: _Context, gpu: GpuSpec, named: bool) -> bool:
         return False
     if (req.require_ecc or advice.persona_rules(ctx.persona).require_ecc) and not gpu.ecc:
         return False
+    if req.min_card_gib is not None and gpu.usable_memory_gib < req.min_card_gib:
+        return False
     return not (gpu.segment == "apple" and req.workload.mode != "inference")  # no CUDA training stack
 
 
-def _options(ctx: _Context, w: VramRequest) -> tuple[list[Pick], int]:
-    """Every (card x count, bought new / used / rented) that holds the workload or a cheaper way of it."""
+def _options(ctx: _Context, w: VramRequest) -> tuple[list[Pick], int, list[Need]]:
+    """Every (card x count, bought new / used / rented) that holds the workload or a cheaper way of it, and
+    the memory each way needs on one GPU."""
     cards, named = _cards(ctx)
     options: list[Pick] = []
+    needs: list[Need] = []
     considered = 0
     for variant, vw in _variants(ctx.req, w):
         memory = _memory_by_count(vw, ctx.max_gpus)
+        if 1 in memory:
+            needs.append(_need(vw, memory[1]))
         for gpu in cards:
             if not _passes(ctx, gpu, named) or (variant == "fp8" and not (gpu.fp8_tflops or gpu.fp8_fp32acc_tflops)):
                 continue
@@ -252,7 +287,20 @@ def _options(ctx: _Context, w: VramRequest) -> tuple[list[Pick], int]:
                 options += _conditions(ctx, gpu, named, variant, vw.model_copy(update={"num_gpus": count}), memory)
     for o in options:
         o.warnings = _caveats(o, w.mode)
-    return options, considered
+    return options, considered, needs
+
+
+def _need(w: VramRequest, gib: float) -> Need:
+    precision = w.precision or ("nf4_dq" if w.mode == "qlora" else "bf16")
+    return Need(mode=w.mode, precision=precision, context_tokens=w.context_tokens, batch=w.batch, gib=gib)
+
+
+def _full_precision_need(req: RecommendRequest, sized: VramRequest) -> Need | None:
+    """When a 4-bit default was applied, what 16-bit would need: the reason the default exists."""
+    if sized.mode != "inference" or req.workload.precision is not None or sized.precision == "bf16":
+        return None
+    full = sized.model_copy(update={"precision": "bf16", "num_gpus": 1, "tp": None})
+    return _need(full, estimate_vram(full).per_gpu_gib)
 
 
 def _count_for(ctx: _Context, gpu: GpuSpec, memory: dict[int, float]) -> int | None:
@@ -327,7 +375,7 @@ def _bought(ctx: _Context, gpu: GpuSpec, condition: Condition, base: dict) -> Pi
         condition=condition,
         price_each=round(each, 2),
         price_basis=basis,
-        price_range=_used_range(gpu, req.currency) if condition == "used" else None,
+        price_range=used_price_range(gpu, req.currency, bundled_prices()) if condition == "used" else None,
         gpu_cost=round(each * n, 2),
         machine_cost=round(tco.upfront, 2),
         spend=round(spend, 2),
@@ -351,36 +399,7 @@ def _price(ctx: _Context, gpu: GpuSpec, condition: Condition) -> tuple[float, st
         return None
     if gpu.used_price is None and gpu.discontinued:
         return purchase_price(gpu, req.currency, bundled_prices())
-    return _used_price(gpu, req.currency)
-
-
-def _used_price(gpu: GpuSpec, currency: Currency) -> tuple[float, str] | None:
-    """The middle of the dated used-market range (indicative), in `currency`."""
-    used = gpu.used_price
-    if used is None:
-        return None
-    book = bundled_prices()
-    if used.cny:
-        low, high, unit = used.cny[0], used.cny[1], "CNY"
-    elif used.usd:
-        low, high, unit = used.usd[0], used.usd[1], "USD"
-    else:
-        return None
-    mid = book.convert((low + high) / 2, unit, currency)
-    return mid, f"used {low:,.0f}-{high:,.0f} {unit} ({used.date}, indicative)"
-
-
-def _used_range(gpu: GpuSpec, currency: Currency) -> tuple[float, float, str] | None:
-    """The used-market range in `currency`, with its date (the street price of a discontinued card)."""
-    book = bundled_prices()
-    for price in (gpu.used_price, gpu.street_price if gpu.discontinued else None):
-        if price is None:
-            continue
-        for unit, bounds in (("CNY", price.cny), ("USD", price.usd)):
-            if bounds:
-                low, high = (book.convert(b, unit, currency) for b in bounds)  # type: ignore[arg-type]
-                return round(low, 0), round(high, 0), str(price.date or "")
-    return None
+    return used_purchase_price(gpu, req.currency, bundled_prices())
 
 
 def _rented(ctx: _Context, gpu: GpuSpec, base: dict) -> Pick | None:
@@ -447,11 +466,13 @@ def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
                 tokens_per_s=p.tokens_per_s,
                 per_user_tokens_per_s=p.tokens_per_s_per_user,
                 ecosystem=advice.ecosystem_rank(catalog()[p.gpu_id], training) if p.gpu_id in catalog() else 1,
+                tight=p.memory_per_gpu_gib > advice.tight_share() * p.usable_gib_per_gpu,
             )
             for p in picks
         ),
         ctx.req.preference,
         ctx.persona,
+        ctx.req.budget if ctx.req.deployment != "cloud" else ctx.req.monthly_budget,
     )
     return [by_key[k] for k in keys]
 
@@ -542,7 +563,8 @@ def _stretch(ctx: _Context, buys: list[Pick], primary: Pick | None) -> Pick | No
             return True
         as_asked = primary.variant != "asked" and o.variant == "asked"
         faster = (o.tokens_per_s or 0) >= (primary.tokens_per_s or 0) * advice.faster_margin()
-        return as_asked or o.count < primary.count or (faster and o.variant == primary.variant)
+        same_way = o.variant == primary.variant and o.count <= primary.count  # more cards is not a better buy
+        return as_asked or o.count < primary.count or (faster and same_way)
 
     worth = [o for o in _ranked(ctx, over) if better(o)]
     if not worth:
@@ -665,7 +687,9 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
     """What to buy or rent: a primary pick, labelled alternatives, the stretch option, all within the rules."""
     stated = req.persona is not None
     persona: Persona = req.persona or advice.persona_from_budget(req.budget, req.currency)
-    hours = req.hours_per_month or tco_defaults()["hours_per_month"] * req.utilization
+    # a service runs around the clock; otherwise the stated hours or the busy share of the month
+    busy = 1.0 if req.serving and req.hours_per_month is None else req.utilization
+    hours = req.hours_per_month or tco_defaults()["hours_per_month"] * busy
     ctx = _Context(
         req=req,
         persona=persona,
@@ -675,7 +699,8 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
         headroom=headroom_or_default(req.headroom),
     )
     sized, sized_notes = _sized_workload(req, persona)
-    options, considered = _options(ctx, sized)
+    options, considered, needs = _options(ctx, sized)
+    full = _full_precision_need(req, sized)
     primary, alternatives, stretch, ranked = _choose(ctx, options)
     if primary is not None:
         _explained(ctx, primary, alternatives, stretch)
@@ -684,6 +709,8 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
     probe = estimate_vram(sized)
     nothing = primary is None
     return RecommendResult(
+        model=probe.model,
+        needs=[*([full] if full else []), *needs],
         workload=f"{probe.model}, {probe.mode}, {probe.precision}, {probe.context_tokens:,} tokens x {probe.batch}",
         sized_workload=sized,
         persona=persona,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +34,9 @@ class TcoRequest(BaseModel):
         default=None, gt=0, le=1e5, description="Your on-demand price, `currency`"
     )
     prices_file: str | None = Field(default=None, description="Your own prices.yaml to override the bundled one")
+    market: Literal["global", "cn"] | None = Field(
+        default=None, description="Whose cloud prices: cn = Chinese GPU clouds (default for CNY), global otherwise"
+    )
     throughput_tokens_per_s: float | None = Field(
         default=None, ge=0.001, le=1e9, description="For cost per million tokens"
     )
@@ -46,6 +50,7 @@ class RentOption(BaseModel):
     break_even_hours_per_month: float | None = Field(description="Usage above which buying is cheaper")
     cost_per_million_tokens: float | None = None
     basis: str
+    providers: list[str] = Field(default_factory=list, description="Clouds whose prices the rate comes from")
 
 
 class TcoResult(BaseModel):
@@ -77,13 +82,22 @@ class TcoResult(BaseModel):
 
 @dataclass(frozen=True)
 class _Power:
-    """Monthly electricity of the machine, with the rates behind it."""
+    """Electricity of the whole machine (GPUs and host), busy and idle, with the rates behind it."""
 
-    monthly: float
     busy_kw: float
     idle_kw: float
     pue: float
     kwh_price: float
+    busy_hours: float
+
+    def per_month(self, busy_hours: float) -> float:
+        """One formula for a month's power bill, used for the totals and for the break-even alike."""
+        idle_hours = tco_defaults()["hours_per_month"] - busy_hours
+        return (self.busy_kw * busy_hours + self.idle_kw * idle_hours) * self.pue * self.kwh_price
+
+    @property
+    def monthly(self) -> float:
+        return self.per_month(self.busy_hours)
 
 
 @dataclass(frozen=True)
@@ -133,6 +147,11 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
 
     rent = _rent_options(req, gpu, book, own, tokens_month)
     warnings.extend(_rent_warnings(req, gpu, rent))
+    if (req.market or ("cn" if cur == "CNY" else "global")) == "cn" and gpu.cn_availability == "export_controlled":
+        warnings.append(
+            f"{gpu.name} falls under US export controls: it cannot be bought new in China (used and grey-market "
+            "cards carry no warranty); renting it, or a China-market variant (H20, L20, RTX 4090 D), is the way"
+        )
     on_demand = next((o for o in rent if o.kind == "on_demand"), None)
     cum_buy = [round(upfront + own.running_monthly * m - (resale if m == months else 0), 2) for m in range(months + 1)]
     cum_rent = [round(on_demand.monthly * m, 2) for m in range(months + 1)] if on_demand else None
@@ -212,16 +231,19 @@ def _power(req: TcoRequest, gpu: GpuSpec, hours: float, assumptions: list[str], 
     tdp = gpu.tdp_w or 300
     if not gpu.tdp_w:
         warnings.append(f"{gpu.name} has no TDP on record; 300 W assumed")
-    busy_kw = tdp * load * n / 1000
-    idle_kw = tdp * idle * n / 1000
-    host_kw = 0.15 + 0.05 * n  # CPU, fans, drives
-    kwh_month = (busy_kw + host_kw) * hours + (idle_kw + host_kw * 0.5) * (cfg["hours_per_month"] - hours)
-    monthly = kwh_month * pue * kwh_price
+    host_kw = 0.15 + 0.05 * n  # CPU, fans, drives; the host idles at half of that
+    power = _Power(
+        busy_kw=tdp * load * n / 1000 + host_kw,
+        idle_kw=tdp * idle * n / 1000 + host_kw * 0.5,
+        pue=pue,
+        kwh_price=kwh_price,
+        busy_hours=hours,
+    )
     assumptions.append(
         f"power: {n} x {tdp:g} W x {load:.0%} load for {hours:,.0f} busy h/month, {idle:.0%} of TDP idle otherwise, "
-        f"host {host_kw * 1000:.0f} W; PUE {pue:g}; {kwh_price:g} {cur}/kWh -> {monthly:,.0f} {cur}/month"
+        f"host {host_kw * 1000:.0f} W; PUE {pue:g}; {kwh_price:g} {cur}/kWh -> {power.monthly:,.0f} {cur}/month"
     )
-    return _Power(monthly=monthly, busy_kw=busy_kw, idle_kw=idle_kw, pue=pue, kwh_price=kwh_price)
+    return power
 
 
 def _maintenance_and_resale(
@@ -245,25 +267,24 @@ def _maintenance_and_resale(
     return maintenance_monthly, resale
 
 
-def _rent_rate(req: TcoRequest, gpu: GpuSpec, book: PriceBook, kind: PriceKind) -> tuple[float, str] | None:
-    """Return the hourly rate of one GPU for `kind` and its basis, or None when no price is on record."""
+def _rent_rate(req: TcoRequest, gpu: GpuSpec, book: PriceBook, kind: PriceKind) -> tuple[float, str, list[str]] | None:
+    """Return the hourly rate of one GPU for `kind`, its basis and the clouds behind it (None: no price)."""
     if kind == "on_demand" and req.cloud_price_per_gpu_hour:
-        return req.cloud_price_per_gpu_hour, "your price"
-    found = book.typical(gpu, kind, req.currency)
+        return req.cloud_price_per_gpu_hour, "your price", []
+    market = req.market or ("cn" if req.currency == "CNY" else "global")
+    found = book.typical(gpu, kind, req.currency, market=market)
     if found is None:
         return None
     rate, rows = found
     dates = sorted(str(r.date) for r in rows)
-    return rate, (
-        f"median of {len(rows)} offers ({', '.join(sorted({r.provider for r in rows}))}), dated {dates[0]}..{dates[-1]}"
-    )
+    providers = sorted({r.provider for r in rows})
+    return rate, f"median of {len(rows)} offers ({', '.join(providers)}), dated {dates[0]}..{dates[-1]}", providers
 
 
 def _rent_options(
     req: TcoRequest, gpu: GpuSpec, book: PriceBook, own: _Owning, tokens_month: float | None
 ) -> list[RentOption]:
     """Price renting the same GPUs for the same busy hours, for every kind of cloud price on record."""
-    hours_per_month = tco_defaults()["hours_per_month"]
     n = req.num_gpus
     months = own.months
     power = own.power
@@ -272,17 +293,14 @@ def _rent_options(
         priced = _rent_rate(req, gpu, book, kind)
         if priced is None:
             continue
-        rate, basis = priced
+        rate, basis, providers = priced
         monthly = rate * n * own.busy_hours
         total = monthly * months
-        # buying pays off when the rent saved per busy hour covers the fixed costs of owning
-        fixed = (
-            own.upfront
-            - own.resale
-            + own.maintenance_monthly * months
-            + power.idle_kw * power.pue * power.kwh_price * hours_per_month * months
-        )
-        saved_per_hour = rate * n - (power.busy_kw - power.idle_kw) * power.pue * power.kwh_price
+        # buy_total(h) = fixed + months * power'(h) * h and rent(h) = months * rate * n * h are both linear in
+        # the busy hours h: buying pays off above the h where they meet (the same power formula as the totals)
+        fixed = own.upfront - own.resale + (own.maintenance_monthly + power.per_month(0)) * months
+        extra_power_per_hour = power.per_month(1) - power.per_month(0)
+        saved_per_hour = rate * n - extra_power_per_hour
         be = fixed / (months * saved_per_hour) if saved_per_hour > 0 else None
         rent.append(
             RentOption(
@@ -292,6 +310,7 @@ def _rent_options(
                 total=round(total, 2),
                 break_even_hours_per_month=round(be, 1) if be is not None else None,
                 basis=basis,
+                providers=providers,
                 cost_per_million_tokens=round(monthly / tokens_month * 1e6, 4) if tokens_month else None,
             )
         )

@@ -26,7 +26,6 @@ from tools.workload import ModelRef
 GIB = 2**30
 Mode = Literal["inference", "full", "lora", "qlora"]
 Optimizer = Literal["adamw", "adamw_no_master", "adamw_bf16", "adamw8bit", "sgd"]
-CE_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss default; Liger/Unsloth fused kernels are at least as frugal
 COMPONENTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "adapters", "overhead")
 
 
@@ -80,7 +79,9 @@ class VramRequest(ModelRef):
         default="all", description="LoRA on all linear layers or attention only"
     )
     cpu_offload: Literal["none", "optimizer", "optimizer_and_params"] = Field(
-        default="none", description="ZeRO-Offload of optimizer states (and parameters with ZeRO-3)"
+        default="none",
+        description="ZeRO-Offload of optimizer states (and parameters with ZeRO-3); a bitsandbytes paged optimizer "
+        "(paged_adamw_32bit, PagedAdamW8bit) counts as optimizer offload: its states page out to host RAM",
     )
     overhead_gib: float | None = Field(
         default=None, ge=0, le=64, description="CUDA context + framework workspace per GPU (default 0.75 GiB)"
@@ -103,8 +104,9 @@ class VramRequest(ModelRef):
     )
     chunked_cross_entropy: bool = Field(
         default=False,
-        description="Training: fused/chunked cross-entropy (Liger, "
-        "Unsloth, torchtune) instead of materialising fp32 logits for every token",
+        description="Training loss implementation. false (default): unfused cross-entropy as plain HF Trainer, TRL "
+        "and LLaMA-Factory run it, bf16 logits + fp32 copy + fp32 log-softmax = 10 bytes per token x vocab; true: "
+        "a fused/chunked loss (Liger, Unsloth, torchtune) that keeps only the bf16 logits, about 2.25 bytes",
     )
 
     @model_validator(mode="after")
@@ -325,6 +327,10 @@ def _training_bytes(
         states.gradients = largest * (totals.gradients / arch.params)  # one parameter's gradient at a time
         assumptions.append("optimizer step fused into backward: gradients are freed per parameter")
     offload_bytes = _offload(req, states, zero, largest, assumptions)
+    if zero == 3 and req.mode == "full":
+        # the gathered tensor's gradient exists whole until it is reduce-scattered to its owners (DeepSpeed's
+        # memory.rst budgets 4 x largest-layer parameters: that layer's 16-bit weights and gradients)
+        states.gradients += largest * (totals.gradients / arch.params)
     per_gpu: dict[str, float] = dict.fromkeys(COMPONENTS, 0.0)
     per_gpu.update(
         weights=states.weights,
@@ -332,10 +338,7 @@ def _training_bytes(
         optimizer=states.optimizer,
         adapters=states.adapters,
     )
-    if req.mode == "qlora":
-        biggest_linear = max(lin.d_in * lin.d_out for lin in arch.linears())
-        per_gpu["activations"] += 2 * biggest_linear  # one dequantized bf16 weight in flight
-    per_gpu["activations"] += _training_activations(arch, req, tp, assumptions)
+    per_gpu["activations"] = _training_activations(arch, req, tp, assumptions)
     return per_gpu, offload_bytes
 
 
@@ -527,27 +530,62 @@ def _inference_activations(arch: ModelArch, req: VramRequest) -> float:
     return tokens * per_token + logits
 
 
-def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[str]) -> float:
-    """Saved activations for one micro-batch (Korthikanti-style accounting, FlashAttention, bf16)."""
-    tokens = req.context_tokens * req.batch
+def _layer_bytes_per_token(arch: ModelArch, tp: int) -> float:
+    """Bytes one decoder layer saves for backward per token (bf16, eager PyTorch, FlashAttention/SDPA).
+
+    Counted with saved-tensor hooks on transformers' LlamaForCausalLM (bf16, SDPA): each RMSNorm keeps its
+    fp32 upcast input, the bf16 normalised tensor and its bf16 output (8h bytes; fused norms in Liger, Unsloth
+    or torch.compile keep 4h); attention keeps q, k, v and its output (no seq^2 matrix); a gated MLP keeps gate,
+    up, act(gate) and their product, a plain GELU MLP its two intermediates. Norms are not split by tensor
+    parallel, the rest is (Korthikanti et al. 2022, arXiv 2205.05198, without sequence parallel).
+    """
     h = arch.hidden_size
     attn_width = arch.num_attention_heads * (arch.mla.v_head_dim if arch.mla else arch.head_dim)
     kv_width = 2 * arch.num_key_value_heads * arch.head_dim if not arch.mla else 2 * attn_width
-    per_layer = 2 * (4 * h + 2 * attn_width + kv_width + 4 * _active_intermediate(arch))
-    tp_share = (10 + 24 / tp) / 34  # norms/residuals are not split by tensor parallel (Korthikanti et al.)
-    if req.grad_checkpointing:
-        layers_bytes = tokens * (arch.num_layers * 2 * h + per_layer) * tp_share
-        how = "gradient checkpointing: layer inputs kept, one layer recomputed at a time"
-    else:
-        layers_bytes = tokens * arch.num_layers * per_layer * tp_share
-        how = "no gradient checkpointing: every layer's activations kept for backward"
-    logits = tokens * arch.vocab_size * (2 + 4 + 4) / tp
-    loss = "unfused cross-entropy"
-    if req.chunked_cross_entropy:
-        logits /= CE_CHUNKS
-        loss = f"cross-entropy in {CE_CHUNKS} chunks"
-    out.append(
-        f"activations for {req.batch} x {req.context_tokens:,} tokens, bf16, FlashAttention; {how}; "
-        f"{loss}: logits {logits / GIB:.2f} GiB"
+    mlp_width = (4 if arch.mlp == "gated" else 2) * _active_intermediate(arch)
+    act_bytes = defaults()["memory"]["training_activation_bytes"]
+    norms = arch.norms_per_layer * 4 * h * act_bytes
+    return norms + (2 * attn_width + kv_width + mlp_width) * act_bytes / tp
+
+
+def _logits_bytes(arch: ModelArch, tokens: int, tp: int, chunked: bool) -> float:
+    """Peak bytes of the logits and the cross-entropy over them, for the loss implementation asked for."""
+    ce = defaults()["memory"]["cross_entropy"]
+    per_logit = (
+        ce["chunked_bytes_per_logit"] + ce["chunk_bytes_per_logit"] / ce["chunks"]
+        if chunked
+        else ce["unfused_bytes_per_logit"]
     )
-    return layers_bytes + logits
+    return tokens * arch.vocab_size * per_logit / tp  # Megatron's vocab-parallel loss splits the vocabulary
+
+
+def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[str]) -> float:
+    """Peak activation bytes of one micro-batch: saved layer activations plus the loss's logits (bf16)."""
+    tokens = req.context_tokens * req.batch
+    one_layer = tokens * _layer_bytes_per_token(arch, tp)
+    # QLoRA dequantizes one base weight to bf16 at a time, in forward and again in backward, then frees it
+    dequant = 2 * max(lin.d_in * lin.d_out for lin in arch.linears()) if req.mode == "qlora" else 0
+    logits = _logits_bytes(arch, tokens, tp, req.chunked_cross_entropy)
+    # The loss runs after the last layer and frees its buffers before the first layer's backward, so the loss
+    # peak and a layer's working set (its recomputation, a dequantized weight) never coincide.
+    if req.grad_checkpointing:
+        checkpoints = tokens * arch.num_layers * arch.hidden_size * defaults()["memory"]["training_activation_bytes"]
+        peak = checkpoints + max(one_layer + dequant, logits)
+        how = "gradient checkpointing: each layer's input kept, one layer recomputed at a time"
+    else:
+        peak = arch.num_layers * one_layer + max(logits, dequant)  # every layer's activations wait for backward
+        how = "no gradient checkpointing: every layer's activations kept for backward"
+    other = _logits_bytes(arch, tokens, tp, not req.chunked_cross_entropy)
+    ce = defaults()["memory"]["cross_entropy"]
+    chosen, alternative = ce["unfused_label"], ce["chunked_label"]
+    if req.chunked_cross_entropy:
+        chosen, alternative = alternative, chosen
+    out.append(
+        f"activations for {req.batch} x {req.context_tokens:,} tokens, bf16, FlashAttention, eager PyTorch; {how}"
+    )
+    out.append(
+        f"loss: {chosen}, logits and loss buffers {logits / GIB:.2f} GiB; "
+        f"{alternative} would need {other / GIB:.2f} GiB "
+        f"(chunked_cross_entropy={'false' if req.chunked_cross_entropy else 'true'})"
+    )
+    return peak

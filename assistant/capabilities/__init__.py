@@ -11,6 +11,7 @@ from functools import cache
 
 from assistant.capabilities.base import Capability
 from assistant.capabilities.catalog import Catalog
+from assistant.capabilities.cheaper import CheaperWay
 from assistant.capabilities.compare import Compare
 from assistant.capabilities.cost import Cost
 from assistant.capabilities.fit import Fit
@@ -33,6 +34,7 @@ REGISTRY: tuple[Capability, ...] = (
     Catalog(),
     Compare(),
     Specs(),
+    CheaperWay(),
     Guides(),
     Help(),
     OutOfScope(),

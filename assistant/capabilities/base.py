@@ -19,6 +19,7 @@ from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.notes import Note
 
 if TYPE_CHECKING:
     from assistant.citations import Citation
@@ -65,9 +66,14 @@ class Plan(BaseModel):
     scenario: Scenario
     calls: list[ToolCall]
     ask: str | None = Field(default=None, description="The one missing input to ask for (a strings.yaml key)")
-    notes: list[str] = Field(default_factory=list, description="strings.yaml keys of defaults the answer states")
+    notes: list[str | Note] = Field(
+        default_factory=list, description="Defaults the answer states: strings.yaml keys, or tool notes with values"
+    )
     second_round: list[str] = Field(
         default_factory=list, description="Intents whose capability plans more calls from the first results"
+    )
+    quick_replies: list[str] = Field(
+        default_factory=list, description="strings.yaml quick_replies groups: defaults the user can pick in one click"
     )
 
 
@@ -82,6 +88,8 @@ class PlanContext:
     calls: list[ToolCall] = field(default_factory=list)
     missing: str | None = None  # an input one intent lacks; asked only if nothing else could be computed
     second_round: list[str] = field(default_factory=list)
+    notes: list[str | Note] = field(default_factory=list)  # defaults the answer states
+    quick_replies: list[str] = field(default_factory=list)  # strings.yaml quick_replies groups to offer
 
     @property
     def has_model(self) -> bool:
@@ -164,6 +172,10 @@ class Capability:
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         """One line for the tool bubble."""
         return str(tool)
+
+    def records(self, tool: ToolName) -> bool:
+        """Whether this capability's calls of `tool` describe the user's workload (a reference figure does not)."""
+        return True
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         """Update the scenario slots a call of one of this capability's tools fixed."""

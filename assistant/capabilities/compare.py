@@ -1,63 +1,297 @@
-"""Compare: named GPUs side by side, and the workload's memory and speed on each."""
+"""Compare: 2-4 named GPUs, or methods (full / LoRA / QLoRA), or precisions (FP8 / BF16) for one workload.
+
+`compare_gpus` (tools/compare.py) computes every option and the verdict; this module turns the question into
+its arguments and writes the verdict first, then how the other options differ, then the table.
+"""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
 from assistant.capabilities.base import Capability, PlanContext, Turn
-from assistant.capabilities.specs import compare_rows
-from assistant.capabilities.workload import speed_args, vram_args
+from assistant.capabilities.workload import workload_args
+from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.gpu_search import GpuSpecsResult
-from tools.sizing import fits_capacity
-from tools.speed import SpeedResult
-from tools.vram import VramResult
+from tools.compare import CompareResult, CompareRow
+from tools.notes import Note, money
+from tools.prices import tco_defaults
+
+MAX_GPUS = 4
+_MAX_REASONS = 5
+_MAX_NOTES = 6
+_FOLDED = ("memory", "fit", "speed")  # question types a comparison already answers for every option
+
+
+def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisions: list[str]) -> dict[str, Any]:
+    """The question as compare_gpus arguments: the cards (with the counts named), the ways, the workload."""
+    s, parsed = ctx.scenario, ctx.parsed
+    args: dict[str, Any] = {"gpus": names, "currency": s.currency or "USD"}
+    counts = {g: parsed.gpu_counts[g] for g in names if parsed.gpu_counts.get(g)}
+    if len(names) == 1 and not counts and s.num_gpus:
+        counts = {names[0]: s.num_gpus}  # "on 2x H100": the count the scenario already holds
+    if counts:
+        args["counts"] = counts
+    if ctx.has_model:
+        workload = workload_args(s)
+        if s.context_tokens is None:
+            workload.pop("context_tokens")  # not stated: the tool takes the expert's default per row and says so
+        if precisions:
+            workload.pop("precision", None)
+        args["workload"] = workload
+    if methods:
+        args["methods"] = methods
+    if precisions:
+        args["precisions"] = precisions
+    return args | _money_args(ctx)
+
+
+def _money_args(ctx: PlanContext) -> dict[str, Any]:
+    """How the options are priced: the hours rented, buying or renting, the budget for the cards, who asks."""
+    s, parsed = ctx.scenario, ctx.parsed
+    args: dict[str, Any] = {slot: getattr(s, slot) for slot in ("preference", "persona") if getattr(s, slot)}
+    if s.utilization is not None:
+        args["hours_per_month"] = round(s.utilization * tco_defaults()["hours_per_month"], 1)
+    if s.deployment in ("cloud", "local") or parsed.buy_or_rent in ("buy", "rent"):
+        rent = s.deployment == "cloud" or parsed.buy_or_rent == "rent"
+        args["basis"] = "rent" if rent else "buy"  # what the costs compare: the hourly rent or the cards
+    if s.budget is not None and s.budget_scope != "machine":  # the budget for the cards: a hard limit
+        args["budget"] = s.budget
+    return args
+
+
+def _ways(ctx: PlanContext) -> tuple[list[str], list[str]]:
+    """The methods (two or more training methods) and precisions (two or more formats) the message compares."""
+    parsed = ctx.parsed
+    methods = [m for m in parsed.modes_mentioned if m != "inference"]
+    precisions = parsed.precisions_mentioned
+    return (methods if len(methods) > 1 else []), (precisions[:4] if len(precisions) > 1 else [])
+
+
+def _fold(ctx: PlanContext) -> None:
+    """Every option's memory, fit and speed is in the comparison: "how much memory does FP8 save compared
+    with BF16" is answered by it, verdict first, not by a single estimate for the first format named."""
+    ctx.calls = [c for c in ctx.calls if c.owner not in _FOLDED]
+    ctx.intents = [i for i in ctx.intents if i not in _FOLDED]
+    ctx.second_round = [i for i in ctx.second_round if i not in _FOLDED]
+
+
+# ---- rendering --------------------------------------------------------------------------------------------
+
+
+def _join(w: Writer, notes: list[Note], sentences: bool) -> str:
+    if sentences:
+        return ("" if w.lang == "zh" else " ").join(n.render(w.lang) for n in notes)
+    return ("；" if w.lang == "zh" else "; ").join(n.render(w.lang) for n in notes)
+
+
+def _label(w: Writer, r: CompareResult, row: CompareRow) -> str:
+    """'2 × H100', or the way it runs when the options differ in method or format: 'LoRA (1 × RTX 4090)'."""
+    count = row.count or row.count_asked or 1
+    modes = {x.mode for x in r.rows}
+    formats = {x.precision for x in r.rows}
+    way = [w.label("mode_label", row.mode or "inference")] if len(modes) > 1 else []
+    way += [(row.precision or "").upper()] if len(formats) > 1 and r.axis != "methods" else []
+    if not way:
+        return w.t("compare_label_cards", count=count, gpu=row.gpu)
+    return w.t("compare_label_way", way=" ".join(way), count=count, gpu=row.gpu)
+
+
+def _verdict(w: Writer, r: CompareResult) -> None:
+    v = r.verdict
+    if v.pick is None:
+        w.say("compare_nothing", reasons=_join(w, v.reasons, True))
+    else:
+        w.say("compare_verdict", label=_label(w, r, r.rows[v.pick]), reasons=_join(w, v.reasons[:_MAX_REASONS], True))
+    lines = [
+        w.t("compare_other", label=_label(w, r, r.rows[o.index]), notes=_join(w, o.notes, False))
+        for o in v.others
+        if o.notes
+    ]
+    if lines:
+        w.add(w.t("compare_others_head") + "\n" + "\n".join(lines))
+
+
+def _cell_money(value: float | None, currency: str, used: bool = False, w: Writer | None = None) -> str:
+    if not value:
+        return "-"
+    return money(value, currency) + (w.t("compare_used") if used and w else "")
+
+
+def _link(w: Writer, row: CompareRow) -> str:
+    gbs = f"{row.link_gbs:,g} GB/s" if row.link_gbs else "-"
+    return w.label("compare_link", row.link_kind).format(gbs=gbs)
+
+
+def _ecc(w: Writer, row: CompareRow) -> str:
+    return "-" if row.ecc is None else w.t("yes_word" if row.ecc else "no_word")
+
+
+def _fits(w: Writer, row: CompareRow) -> str:
+    fit = row.fit
+    if fit is None or row.count is None:
+        return w.t("compare_fits_no")
+    if fit.fits:
+        return w.t("compare_fits_yes")
+    return w.t("compare_fits_more", n=fit.num_gpus, need=fit.per_gpu_gib)
+
+
+def _speed(row: CompareRow) -> str:
+    if row.tokens_per_s is None:
+        return "-"
+    per_user = row.tokens_per_s_per_user
+    if row.mode == "inference" and per_user is not None and abs(per_user - row.tokens_per_s) > 0.05:
+        return f"{row.tokens_per_s:,.1f} / {per_user:,.1f}"
+    return f"{row.tokens_per_s:,.1f}" if row.mode == "inference" else f"{row.tokens_per_s:,.0f}"
+
+
+def _table(w: Writer, head: list[str], cells: list[list[str]]) -> str:
+    header = "| " + " | ".join(w.label("compare_col", h) for h in head) + " |"
+    rule = "|" + "|".join("---" for _ in head) + "|"
+    return "\n".join([header, rule, *("| " + " | ".join(c) + " |" for c in cells)])
+
+
+def _cards_table(w: Writer, r: CompareResult) -> None:
+    cells = [
+        [
+            f"**{row.gpu}**",
+            f"{row.vram_gib:g} GiB {row.memory_type}",
+            f"{row.bandwidth_gbs:,.0f} GB/s",
+            "-" if row.bf16_tflops is None else f"{row.bf16_tflops:g}",
+            "-" if row.fp8_tflops is None else f"{row.fp8_tflops:g}",
+            _cell_money(row.price_each, r.currency, row.price_used, w),
+            _cell_money(row.rent_per_gpu_hour, r.currency),
+            _link(w, row),
+            _ecc(w, row),
+        ]
+        for row in r.rows
+    ]
+    head = ["gpu", "vram", "bandwidth", "bf16", "fp8", "buy", "rent", "link", "ecc"]
+    w.add(w.t("compare_cards_head") + "\n\n" + _table(w, head, cells))
+
+
+def _workload_table(w: Writer, r: CompareResult) -> None:
+    training = any(row.mode not in (None, "inference") for row in r.rows)
+    runs = any(row.run_cost for row in r.rows)
+    head = ["option", "memory", "fits", "training" if training else "decode", "buy", "rent", "per_1m"]
+    head += ["run"] * runs + ["link", "ecc"]
+    cells = []
+    for row in r.rows:
+        memory = "-" if row.memory_per_gpu_gib is None else f"{row.memory_per_gpu_gib:.1f} GiB"
+        cost = [_cell_money(row.cost_per_1m_tokens, r.currency)] + [_cell_money(row.run_cost, r.currency)] * runs
+        cells.append(
+            [
+                f"**{_label(w, r, row)}**",
+                memory,
+                _fits(w, row),
+                _speed(row),
+                _cell_money(row.cards_cost, r.currency, row.price_used, w),
+                _cell_money(row.rent_per_hour, r.currency),
+                *cost,
+                _link(w, row),
+                _ecc(w, row),
+            ]
+        )
+    key = "compare_workload_training" if training else "compare_workload_inference"
+    workload = w.t(key, context=r.context_tokens or 0, batch=r.batch or 1)
+    if r.axis == "gpus" and r.rows and r.rows[0].mode:
+        first = r.rows[0]
+        mode = w.label("mode_label", first.mode or "inference")
+        workload = w.t("compare_workload_way", mode=mode, precision=first.precision, rest=workload)
+    w.add(w.t("compare_table_head", model=r.model, workload=workload) + "\n\n" + _table(w, head, cells))
+
+
+def _caveats(w: Writer, r: CompareResult) -> list[str]:
+    """Each row's caveats once; one that is about a single option of several on the same card says which."""
+    texts = [[n.render(w.lang) for n in row.notes] for row in r.rows]
+    same_card = len({row.gpu_id for row in r.rows}) < len(r.rows)
+    out: list[str] = []
+    for row, mine in zip(r.rows, texts, strict=True):
+        for text in mine:
+            shared = all(text in other for other in texts) or (row.gpu in text and not same_card)
+            line = text if shared else w.t("compare_caveat", label=_label(w, r, row), text=text)
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def compare_lines(w: Writer, r: CompareResult) -> None:
+    """The verdict and how the others differ, the table, then what to know and the assumptions."""
+    _verdict(w, r)
+    if r.axis == "cards":
+        _cards_table(w, r)
+    else:
+        _workload_table(w, r)
+    w.bullets("compare_caveats_head", _caveats(w, r), limit=_MAX_NOTES)
+    w.bullets("warnings_head", [n.render(w.lang) for n in r.warnings], limit=3)
+    w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=_MAX_NOTES)
 
 
 class Compare(Capability):
     intent = "compare"
+    owns = (ToolName.COMPARE_GPUS,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {
+        ToolName.COMPARE_GPUS: {
+            "currency": "currency",
+            "preference": "preference",
+            "persona": "persona",
+            "budget": "budget",
+        }
+    }
     render_phase = 1
     guides_topic = "compare GPUs memory bandwidth tensor cores NVLink"
 
+    def topic(self, ctx: PlanContext) -> str | None:
+        methods, precisions = _ways(ctx)
+        if methods:
+            return "full fine-tuning LoRA QLoRA memory quality"
+        if precisions:
+            return "quantization FP8 BF16 weight formats quality"
+        return self.guides_topic
+
     def plan(self, ctx: PlanContext) -> None:
-        prev, s = ctx.previous, ctx.scenario
-        names = ctx.parsed.gpu_mentions or (prev.gpus if len(prev.gpus) > 1 else ([s.gpu] if s.gpu else []))
-        if not names:
+        prev, s, parsed = ctx.previous, ctx.scenario, ctx.parsed
+        names = parsed.gpu_mentions or (prev.gpus if len(prev.gpus) > 1 else ([s.gpu] if s.gpu else []))
+        methods, precisions = _ways(ctx)
+        if not names and not (methods or precisions):
             ctx.need("need_gpu")
             return
-        ctx.add(self.intent, ToolName.GPU_SPECS, names=names)
-        if not ctx.has_model:
+        if (methods or precisions or not names) and not ctx.has_model:
+            ctx.need("need_model")
             return
-        for gid in names:
-            count = ctx.parsed.gpu_counts.get(gid) or 1
-            on_card = s.model_copy(update={"gpu": gid, "num_gpus": count})
-            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(on_card, count, sized=False))
-            ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(on_card))
+        names = names[:MAX_GPUS]
+        if len(names) > 1:
+            methods, precisions = methods[:2], precisions[:2]  # at most 8 options in one table
+        _fold(ctx)
+        ctx.add(self.intent, ToolName.COMPARE_GPUS, **compare_args(ctx, names, methods, precisions))
+        if parsed.claims or parsed.asks:  # "4090 没有 NVLink 吧，和 A6000 比呢": the card facts answer the claim
+            ctx.add(self.intent, ToolName.GPU_SPECS, names=names)
 
     def render(self, w: Writer, turn: Turn) -> None:
-        for i, spec in turn.results(GpuSpecsResult):
-            if i in turn.shown or turn.outcomes[i].call.owner != self.intent:
-                continue
-            turn.shown.add(i)
-            w.say("compare_head")
-            w.add("\n".join(compare_rows(w, spec)))
-            w.add("\n".join(f"- {d}" for d in spec.differences))
-        self._workload_rows(w, turn)
+        for r in turn.own(self.intent, CompareResult):
+            compare_lines(w, r)
 
-    def _workload_rows(self, w: Writer, turn: Turn) -> None:
-        vrams = turn.own(self.intent, VramResult)
-        speeds = turn.own(self.intent, SpeedResult)
-        usable = {g.name: g.usable_gib for _, spec in turn.results(GpuSpecsResult) for g in spec.gpus}
-        rows = []
-        for s in speeds:
-            v = next((v for v in vrams if v.num_gpus == s.num_gpus), None)
-            per_gpu = v.per_gpu_gib if v else s.memory_per_gpu_gib
-            fits = fits_capacity(per_gpu, usable.get(s.gpu, s.gpu_memory_gib))
-            if s.training_tokens_per_s is not None:
-                speed = w.t("compare_train_speed", tps=s.training_tokens_per_s)
-            else:
-                speed = w.t("compare_decode_speed", tps=s.decode_tokens_per_s_total)
-            fit = w.t("fits_word") if fits else w.t("not_fits_word")
-            rows.append(w.t("config_row", n=s.num_gpus, gpu=s.gpu, per_gpu=per_gpu, fit=fit, speed=speed))
-        if rows:
-            mode = vrams[0].mode if vrams else "inference"
-            w.add(f"**{speeds[0].model}** ({w.label('mode_label', mode)}):\n" + "\n".join(rows))
+    def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
+        if isinstance(args.get("workload"), dict):  # the workload is the memory capability's to record
+            from assistant.capabilities import capability
+
+            capability("memory").apply(scenario, ToolName.ESTIMATE_VRAM, args["workload"])
+        super().apply(scenario, tool, args)
+        names = list(args.get("gpus") or [])
+        if len(names) == 1:
+            scenario.gpu = names[0]
+            count = (args.get("counts") or {}).get(names[0])
+            if count:
+                scenario.num_gpus = count
+        elif len(names) > 1:
+            scenario.gpus = names  # the cards being compared: "which one is faster?" refers to them
+        if args.get("hours_per_month"):
+            scenario.utilization = min(1.0, float(args["hours_per_month"]) / tco_defaults()["hours_per_month"])
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, CompareResult):
+            return str(tool)
+        pick = result.verdict.label or "nothing fits"
+        return f"{len(result.rows)} options compared; pick: {pick}"

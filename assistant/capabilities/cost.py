@@ -9,24 +9,73 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.notes import money
 from tools.tco import TcoResult
 
 
-def tco_lines(w: Writer, r: TcoResult) -> None:
-    cur = r.currency
+def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False) -> None:
+    """Buy or rent at the user's hours first (spot for jobs that survive a restart); with no hours said,
+    the usage at which buying starts to pay."""
+    od = next((o for o in r.rent if o.kind == "on_demand"), None)
+    if od is None:
+        return
+    be = od.break_even_hours_per_month
+    be_text = w.t("tco_be_hours", hours=be) if be is not None and be <= 730 else w.t("tco_be_never")
+    spot = next((o for o in r.rent if o.kind == "spot"), None)
+    where = w.t("tco_providers", providers="、".join(od.providers) if w.lang == "zh" else ", ".join(od.providers))
+    if restartable and spot is not None and spot.total < r.buy_total:
+        w.say(
+            "tco_verdict_spot",
+            n=r.num_gpus,
+            gpu=r.gpu,
+            hours=r.busy_hours_per_month,
+            spot=money(spot.price_per_gpu_hour, r.currency),
+            spot_monthly=money(spot.monthly, r.currency),
+            od=money(od.price_per_gpu_hour, r.currency),
+        )
+        return
+    if not hours_stated and be is not None and be <= 730:
+        w.say(
+            "tco_verdict_threshold",
+            n=r.num_gpus,
+            gpu=r.gpu,
+            hours=be,
+            per_day=be / 30.4,
+            rate=money(od.price_per_gpu_hour, r.currency),
+            upfront=money(r.upfront, r.currency),
+            where=where if od.providers else "",
+        )
+        return
+    key = "tco_verdict_buy" if r.buy_total < od.total else "tco_verdict_rent"
     w.say(
-        "cost_line",
+        key,
         n=r.num_gpus,
         gpu=r.gpu,
-        months=r.horizon_months,
         hours=r.busy_hours_per_month,
-        upfront=r.upfront,
-        cur=cur,
-        buy_total=r.buy_total,
-        power=r.power_monthly,
-        resale=r.resale_value,
+        months=r.horizon_months,
+        rent_monthly=money(od.monthly, r.currency),
+        rent_total=money(od.total, r.currency),
+        buy_total=money(r.buy_total, r.currency),
+        upfront=money(r.upfront, r.currency),
+        be=be_text,
     )
-    lines = []
+
+
+def tco_lines(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False) -> None:
+    verdict(w, r, hours_stated, restartable)
+    cur = r.currency
+    lines = [
+        w.t(
+            "cost_line",
+            upfront=money(r.upfront, cur),
+            n=r.num_gpus,
+            each=money(r.gpu_price_each, cur),
+            host=money(r.host_cost, cur),
+            buy_total=money(r.buy_total, cur),
+            power=money(r.power_monthly, cur),
+            resale=money(r.resale_value, cur),
+        )
+    ]
     for o in r.rent:
         be = o.break_even_hours_per_month
         be_text = w.t("break_even", hours=be) if be is not None and be <= 730 else w.t("never")
@@ -34,15 +83,13 @@ def tco_lines(w: Writer, r: TcoResult) -> None:
             w.t(
                 "rent_line",
                 kind=w.label("kind_label", o.kind),
-                rate=o.price_per_gpu_hour,
-                cur=cur,
-                monthly=o.monthly,
-                total=o.total,
+                rate=money(o.price_per_gpu_hour, cur),
+                monthly=money(o.monthly, cur),
+                total=money(o.total, cur),
                 be=be_text,
             )
         )
-    if lines:
-        w.add("\n".join(lines))
+    w.add("\n".join(lines))
     w.say("cheapest", option=w.label("option_label", r.cheapest))
     w.bullets("assumptions_head", r.assumptions, limit=5)
     w.bullets("warnings_head", r.warnings)
@@ -60,6 +107,7 @@ class Cost(Capability):
             "utilization": "utilization",
             "electricity_price_per_kwh": "electricity_price",
             "gpu_price": "gpu_price",
+            "cloud_price_per_gpu_hour": "cloud_price",
         }
     }
     guides_topic = "cloud cost buy vs rent break-even"
@@ -89,11 +137,15 @@ class Cost(Capability):
             tco["electricity_price_per_kwh"] = s.electricity_price
         if s.gpu_price and (gid == s.gpu or named == 1):
             tco["gpu_price"] = s.gpu_price
+        if s.cloud_price and (gid == s.gpu or named == 1):
+            tco["cloud_price_per_gpu_hour"] = s.cloud_price  # "AutoDL 上 1.88 元一小时": the user's own rate
         return tco
 
     def render(self, w: Writer, turn: Turn) -> None:
-        for r in turn.own(self.intent, TcoResult):
-            tco_lines(w, r)
+        for o in turn.outcomes:
+            if o.call.owner == self.intent and isinstance(o.result, TcoResult):
+                stated = "utilization" in o.call.args  # the user's hours, or a 50% default
+                tco_lines(w, o.result, stated, turn.parsed.interruptible)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, TcoResult):

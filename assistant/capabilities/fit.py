@@ -8,10 +8,14 @@ from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.capabilities.memory import memory_lines
-from assistant.capabilities.workload import vram_args, workload_args
+from assistant.capabilities.speed import speed_lines
+from assistant.capabilities.workload import specs_args, speed_args, vram_args, workload_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools import advice
 from tools.fit import FitResult
+from tools.notes import note
+from tools.speed import SpeedResult
 from tools.vram import VramResult
 
 
@@ -21,6 +25,7 @@ def fit_lines(w: Writer, r: FitResult) -> None:
         return
     w.say(
         "fit_line",
+        model=r.model,
         n=r.num_gpus,
         gpu=r.gpu,
         usable=r.usable_gib_per_gpu,
@@ -31,6 +36,21 @@ def fit_lines(w: Writer, r: FitResult) -> None:
         limiting=r.limiting_factor,
     )
     w.bullets("warnings_head", r.warnings, limit=3)
+
+
+def _personal(ctx: PlanContext) -> bool:
+    """One person's local use: a desk-side card, no precision chosen, one or two conversations."""
+    from tools.catalog import resolve_gpu
+    from tools.errors import AdvisorError
+
+    s = ctx.scenario
+    if s.precision or (s.batch or 1) > 2 or s.serving or s.users:
+        return False
+    try:
+        gpu, _ = resolve_gpu(s.gpu or "")
+    except AdvisorError:
+        return False
+    return gpu.segment in ("consumer", "workstation", "apple")
 
 
 class Fit(Capability):
@@ -55,12 +75,15 @@ class Fit(Capability):
             ctx.need("need_gpu")
             return
         w = workload_args(s)
+        ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
         if w["mode"] != "inference":  # training: the memory estimate sized for that GPU answers it
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s))
-            ctx.add(self.intent, ToolName.GPU_SPECS, names=[s.gpu])
+            ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
             return
         ref = {k: w[k] for k in ("model", "params_b") if k in w}
         precision = {"precision": s.precision} if s.precision else {}
+        if _personal(ctx):
+            self._personal_defaults(ctx)
         ctx.add(
             self.intent,
             ToolName.FIT_ON_GPU,
@@ -71,10 +94,26 @@ class Fit(Capability):
             **precision,
         )
 
+    def _personal_defaults(self, ctx: PlanContext) -> None:
+        """ "4060 Ti 跑 14B 够不够": one person's local chat runs a 4-bit GGUF at 8k (advice.md §2): size and
+        time exactly that first, then say what else fits."""
+        s = ctx.scenario
+        local = s.model_copy(
+            update={
+                "precision": advice.policy()["default_precision"]["personal_inference"],
+                "context_tokens": s.context_tokens or advice.default_context("inference", personal=True),
+            }
+        )
+        ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(local))
+        ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(local))
+        ctx.notes.append(note("default_precision_personal_inference", precision=local.precision))
+
     def render(self, w: Writer, turn: Turn) -> None:
         sized = turn.own(self.intent, VramResult)
         for i, r in enumerate(sized):
             memory_lines(w, r, detail=i == len(sized) - 1)
+        for r in turn.own(self.intent, SpeedResult):
+            speed_lines(w, r)
         for r in turn.own(self.intent, FitResult):
             fit_lines(w, r)
 

@@ -52,7 +52,9 @@ class Guides(Capability):
         # A passage that gives instructions (e.g. a user document with a prompt injection) is cited, never quoted.
         quotable = [c for c in turn.citations if not looks_like_injection(c.text)]
         computed = any(o.call.name != ToolName.SEARCH_GUIDES for o in turn.outcomes)
-        if self.intent in turn.parsed.intents and not only_guides and quotable:
+        # a concept or an advice question ("二手矿卡能买吗？有什么坑") gets the passage itself, not a link
+        asks_why = self.intent in turn.parsed.intents or turn.parsed.advice
+        if asks_why and not only_guides and quotable:
             w.add(f"> {excerpt(quotable[0].text)} [{quotable[0].n}]")
         if only_guides or not computed:
             w.say("concept_head")

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
-from assistant.capabilities.workload import speed_args, vram_args
+from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.sizing import default_headroom, fits_capacity
@@ -24,7 +24,10 @@ _TOPICS = {
 def memory_lines(w: Writer, r: VramResult, detail: bool = True, capacity_gib: float | None = None) -> None:
     """The memory figure, its breakdown and the fit verdict (the one fit rule: `VramResult.fit`)."""
     n = r.num_gpus
+    verdict(w, r, capacity_gib)  # the yes/no comes first; the figures that carry it follow
     total_part = w.t("memory_total_part", total=r.total_gib, n=n) if n > 1 else ""
+    if r.mode != "inference" and n > 1 and r.zero_stage:
+        total_part += w.t("memory_zero_part", stage=r.zero_stage)
     w.say(
         "memory_head",
         model=r.model,
@@ -37,7 +40,6 @@ def memory_lines(w: Writer, r: VramResult, detail: bool = True, capacity_gib: fl
     )
     items = [f"{w.label('component', k)} {v:.2f} GiB" for k, v in r.per_gpu_breakdown_gib.items() if v >= 0.005]
     w.say("breakdown", items=", ".join(items))
-    verdict(w, r, capacity_gib)
     if detail:
         w.bullets("assumptions_head", r.assumptions[:5], limit=5)
         w.bullets("warnings_head", r.warnings)
@@ -57,6 +59,28 @@ def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None) -> None
     elif capacity_gib:
         fits = fits_capacity(r.per_gpu_gib, capacity_gib)
         w.say("fits_capacity" if fits else "not_fits_capacity", vram=capacity_gib, headroom=default_headroom())
+
+
+def sized_lines(w: Writer, results: list[VramResult], capacity_gib: float | None = None) -> None:
+    """Estimates in reading order. When a first estimate on one GPU was sized up to the count the job needs,
+    the count comes first ("needs 16 × H100") and only the estimate on that count is broken down."""
+    first, last = (results[0], results[-1]) if results else (None, None)
+    sized = first is not None and last is not None and first is not last and first.fit is not None
+    if sized and first.fit is not None and not first.fit.fits and first.fit.gpus_needed == last.num_gpus:
+        fit = first.fit
+        setup = w.t("needs_setup_training") if last.mode != "inference" and last.zero_stage == 3 else ""
+        w.say(
+            "needs_gpus",
+            needed=fit.gpus_needed,
+            gpu=fit.gpu,
+            setup=setup,
+            one=first.per_gpu_gib,
+            usable=fit.usable_gib_per_gpu,
+        )
+        memory_lines(w, last, detail=True, capacity_gib=capacity_gib)
+        return
+    for i, r in enumerate(results):
+        memory_lines(w, r, detail=i == len(results) - 1, capacity_gib=capacity_gib)
 
 
 def sizing_calls(plan: Plan, first: VramResult | None, owner: str, then_speed: bool) -> list[ToolCall]:
@@ -104,17 +128,16 @@ class Memory(Capability):
         s = ctx.scenario
         ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s))
         if s.gpu:
-            ctx.add(self.intent, ToolName.GPU_SPECS, names=[s.gpu])
+            ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
             if s.num_gpus is None:  # "70B on H100s": size the count from the first estimate
                 ctx.second_round.append(self.intent)
+            ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
 
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         return sizing_calls(plan, first_vram(outcomes), self.intent, then_speed=False)
 
     def render(self, w: Writer, turn: Turn) -> None:
-        results = turn.own(self.intent, VramResult)
-        for i, r in enumerate(results):
-            memory_lines(w, r, detail=i == len(results) - 1, capacity_gib=turn.parsed.stated_capacity_gib)
+        sized_lines(w, turn.own(self.intent, VramResult), turn.parsed.stated_capacity_gib)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, VramResult):

@@ -16,6 +16,7 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.advice import default_purpose, persona_from_budget
 from tools.notes import Note, money
 from tools.prices import tco_defaults
 from tools.recommend import Pick, RecommendResult
@@ -34,12 +35,17 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     for slot in ("budget", "monthly_budget", "preference", "persona", "users", "horizon_years"):
         if getattr(s, slot) is not None:
             rec[slot] = getattr(s, slot)
-    if s.deployment is not None:
-        rec["deployment"] = s.deployment
-    if s.cloud_excluded:
-        rec["rent_alternative"] = False
-    if s.budget is not None and s.budget_scope == "machine":
-        rec["budget_includes_host"] = True
+    flags = {
+        "deployment": s.deployment,
+        "rent_alternative": False if s.cloud_excluded else None,
+        # users to serve: 16-bit weights, a service that runs around the clock
+        "serving": True if (s.serving or s.users) else None,
+        "min_card_gib": s.min_card_gib or None,
+        "budget_includes_host": True if s.budget is not None and s.budget_scope == "machine" else None,
+        "require_nvlink": True if parsed.require_nvlink else None,
+        "require_ecc": True if parsed.require_ecc else None,
+    }
+    rec |= {key: value for key, value in flags.items() if value is not None}
     if s.utilization is not None:
         rec["hours_per_month"] = round(s.utilization * tco_defaults()["hours_per_month"], 1)
     cards = parsed.num_gpus if parsed.num_gpus and not parsed.gpu else s.max_gpus
@@ -47,10 +53,6 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
         rec["max_gpus"] = min(cards, 16)  # "一张卡": a hard limit on the number of cards
     if parsed.gpu and parsed.is_followup:
         rec["gpus"] = [parsed.gpu]  # "如果换成 4090 呢": the same question, constrained to that card
-    if parsed.require_nvlink:
-        rec["require_nvlink"] = True
-    if parsed.require_ecc:
-        rec["require_ecc"] = True
     return rec
 
 
@@ -91,7 +93,8 @@ def recommend_lines(w: Writer, r: RecommendResult) -> None:
         _nothing_fits(w, r)
         return
     verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
-    w.say(verdict, pick=_pick_line(w, p))
+    w.add(w.t("rec_for", model=r.model, method=w.label("mode_label", p.mode)) + w.t(verdict, pick=_pick_line(w, p)))
+    _needs_line(w, r)
     w.add(_reason_text(w, p.reasons[1:] if len(p.reasons) > 1 else p.reasons))
     lines = []
     for alt in [*r.alternatives, *([r.stretch] if r.stretch else [])]:
@@ -112,9 +115,27 @@ def recommend_lines(w: Writer, r: RecommendResult) -> None:
     w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
 
 
+def _needs_line(w: Writer, r: RecommendResult) -> None:
+    """What the job needs on one GPU, each way considered: the figure the choice of card follows from."""
+    if not r.needs:
+        return
+    items = [
+        w.t(
+            "rec_need_item",
+            method=w.label("mode_label", n.mode),
+            precision=n.precision,
+            gib=n.gib,
+            load=w.t("rec_need_load", batch=n.batch, tokens=n.context_tokens) if n.batch > 1 else "",
+        )
+        for n in r.needs
+    ]
+    w.say("rec_needs", items=("；" if w.lang == "zh" else "; ").join(items))
+
+
 def _nothing_fits(w: Writer, r: RecommendResult) -> None:
     budget = money(r.budget, r.currency) if r.budget else None
     w.say("rec_none_budget" if budget else "rec_none", workload=r.workload, budget=budget or "")
+    _needs_line(w, r)
     if r.stretch is not None:
         amount = money(r.stretch.over_budget_by or 0, r.currency)
         w.add(f"- {w.t('rec_stretch', amount=amount)}: {_pick_line(w, r.stretch)}")
@@ -138,13 +159,33 @@ class Recommend(Capability):
             "users": "users",
             "max_gpus": "max_gpus",
             "horizon_years": "horizon_years",
+            "serving": "serving",
+            "min_card_gib": "min_card_gib",
         }
     }
-    needs_model = True
     guides_topic = "which GPU to buy scenario budget"
 
     def plan(self, ctx: PlanContext) -> None:
+        if not ctx.has_model and not self._assume_purpose(ctx):
+            ctx.need("need_purpose")
+            return
         ctx.add(self.intent, ToolName.RECOMMEND_GPUS, **recommend_args(ctx))
+
+    @staticmethod
+    def _assume_purpose(ctx: PlanContext) -> bool:
+        """A budget and no model: size for the persona's usual purpose, say so, offer to change it. Without
+        a budget the question is not yet a purchase ("which engine should we use?"): ask or explain."""
+        s = ctx.scenario
+        if s.budget is None and s.monthly_budget is None:
+            return False
+        persona = s.persona or persona_from_budget(s.budget, s.currency or "USD")
+        purpose = default_purpose(persona)  # type: ignore[arg-type]
+        if purpose is None:
+            return False
+        s.model, s.params_b, s.mode = purpose["model"], None, purpose["mode"]
+        ctx.notes.append("assumed_purpose")
+        ctx.quick_replies.append("purpose")
+        return True
 
     def render(self, w: Writer, turn: Turn) -> None:
         for r in turn.own(self.intent, RecommendResult):

@@ -7,11 +7,18 @@ from typing import Any
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.workload import specs_args
 from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
-from assistant.strings import Writer, catalog
+from assistant.strings import Writer
+from assistant.strings import catalog as strings
 from assistant.toolset import ToolName
+from tools.advice import reference_models
+from tools.catalog import catalog
 from tools.gpu_search import GpuRow, GpuSpecsResult
+from tools.notes import money, note
+from tools.prices import bundled_prices, used_price_range
+from tools.vram import VramResult
 
 _MIN_TFLOPS = 20  # smaller "T" numbers are not tensor throughput claims
 
@@ -89,9 +96,9 @@ def _feature_claims(w: Writer, g: GpuRow, parsed: ParsedQuery) -> None:
             continue  # a quoted NVLink speed is checked as a number
         key = f"{claim.topic}_{str(claim.asserted).lower()}"
         fact = truth.get(claim.topic)
-        if fact is None or key not in catalog()["claim_text"]:
+        if fact is None or key not in strings()["claim_text"]:
             continue
-        said = catalog()["claim_text"][key][w.lang].format(name=g.name)
+        said = strings()["claim_text"][key][w.lang].format(name=g.name)
         w.say("claim_true" if fact == claim.asserted else "claim_false", claim=said)
 
 
@@ -130,22 +137,26 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
         _answers(w, g, parsed.asks or [c.topic for c in parsed.claims])
 
 
-def compare_rows(w: Writer, spec: GpuSpecsResult) -> list[str]:
-    return [
-        w.t(
-            "compare_row",
-            name=g.name,
-            vram=g.usable_gib,
-            mem=g.memory_type,
-            bw=g.bandwidth_gbs,
-            bf16=num(g.bf16_tflops),
-            fp8=_fp8(w, g),
-            nvlink=_nvlink(w, g),
-            ecc=yes_no(w, g.ecc),
-            price=price_text(w, g),
-        )
-        for g in spec.gpus
-    ]
+def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult]) -> None:
+    """Buying second-hand: the dated used price, what the card runs, what to check before paying."""
+    for g in spec.gpus:
+        tried = [r for r in runs if r.fit is not None and r.fit.gpu_id == g.id]
+        fits = [r for r in tried if r.fit is not None and r.fit.fits]
+        fit = fits[0] if fits else (tried[0] if tried else None)  # the biggest model that fits, else the smallest
+        found = used_price_range(catalog()[g.id], g.currency, bundled_prices()) if g.id in catalog() else None
+        price = ""
+        if found:
+            low, high, date = found
+            price = w.t("used_price", low=money(low, g.currency), high=money(high, g.currency), date=date)
+        w.say("used_head", name=g.name, vram=g.vram_gib, price=price)
+        if fit is not None and fit.fit is not None:
+            key = "used_runs" if fit.fit.fits else "used_runs_not"
+            w.say(key, model=fit.model, need=fit.per_gpu_gib, usable=fit.fit.usable_gib_per_gpu)
+        for bigger in (r for r in tried if r is not fit and r.fit is not None and not r.fit.fits):
+            w.say("used_runs_not", model=bigger.model, need=bigger.per_gpu_gib, usable=bigger.fit.usable_gib_per_gpu)
+        w.add(note("used_card_checks").render(w.lang))
+        if g.unofficial:
+            w.add(note("unofficial_card").render(w.lang))
 
 
 class Specs(Capability):
@@ -162,7 +173,22 @@ class Specs(Capability):
         if not names:
             ctx.need("need_gpu")
             return
-        ctx.add(self.intent, ToolName.GPU_SPECS, names=names)
+        ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, names))
+        if ctx.parsed.used_market and not ctx.has_model:
+            for name in names[:2]:  # "二手 3090 能买吗": what the card runs is the figure that matters
+                self._what_it_runs(ctx, name)
+
+    def _what_it_runs(self, ctx: PlanContext, name: str) -> None:
+        from tools.catalog import resolve_gpu
+        from tools.errors import AdvisorError
+
+        try:
+            gpu, _ = resolve_gpu(name)
+        except AdvisorError:
+            return
+        for ref in reference_models(gpu.usable_memory_gib):  # the tier the card's memory suggests, and the one below
+            args = {"model": ref, "precision": "q4_k_m", "context_tokens": 8192, "batch": 1, "gpu": name}
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **args)
 
     def active(self, turn: Turn) -> bool:
         # a claim or question about a card is answered whichever capability looked the card up
@@ -172,8 +198,13 @@ class Specs(Capability):
     def render(self, w: Writer, turn: Turn) -> None:
         for i, spec in turn.results(GpuSpecsResult):
             if i not in turn.shown:
+                if turn.parsed.used_market:
+                    used_lines(w, spec, turn.own(self.intent, VramResult))
                 gpu_info_lines(w, spec, turn.parsed)
                 turn.shown.add(i)
+
+    def records(self, tool: ToolName) -> bool:
+        return tool != ToolName.ESTIMATE_VRAM  # "what a used 3090 runs" is an example, not the user's model
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         names = args.get("names") or []

@@ -7,8 +7,8 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
-from assistant.capabilities.memory import first_vram, memory_lines, sizing_calls
-from assistant.capabilities.workload import speed_args, vram_args
+from assistant.capabilities.memory import first_vram, sized_lines, sizing_calls
+from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.speed import SpeedResult
@@ -75,7 +75,7 @@ class Speed(Capability):
             ctx.need("need_gpu")
         elif s.num_gpus is None:  # size the count first, then estimate speed on it
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s, 1))
-            ctx.add(self.intent, ToolName.GPU_SPECS, names=[s.gpu])
+            ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
             ctx.second_round.append(self.intent)
         else:
             ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(s))
@@ -84,9 +84,7 @@ class Speed(Capability):
         return sizing_calls(plan, first_vram(outcomes), self.intent, then_speed=True)
 
     def render(self, w: Writer, turn: Turn) -> None:
-        sized = turn.own(self.intent, VramResult)
-        for i, r in enumerate(sized):
-            memory_lines(w, r, detail=i == len(sized) - 1)
+        sized_lines(w, turn.own(self.intent, VramResult))
         for r in turn.own(self.intent, SpeedResult):
             speed_lines(w, r)
 

@@ -1,12 +1,13 @@
 """Tool arguments from the scenario: the workload every sizing tool shares, with the defaults an expert
 assumes (and the answer states): 4,096 tokens for inference, 2,048 for training, gradient checkpointing
-for LoRA/QLoRA, micro-batch 1. Multi-GPU training defaults to ZeRO-3 inside the estimator itself."""
+for every fine-tune, micro-batch 1. Multi-GPU training defaults to ZeRO-3 inside the estimator itself."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from assistant.scenario import Scenario
+from tools.advice import concurrent_from_users
 
 INFERENCE_CONTEXT = 4096
 TRAINING_SEQUENCE = 2048
@@ -23,11 +24,11 @@ def workload_args(s: Scenario) -> dict[str, Any]:
     if s.kv_dtype and not training:
         args["kv_dtype"] = s.kv_dtype
     args["context_tokens"] = s.context_tokens or (TRAINING_SEQUENCE if training else INFERENCE_CONTEXT)
-    args["batch"] = s.batch or 1
-    if mode in ("lora", "qlora"):
-        args["grad_checkpointing"] = True
-        if s.lora_rank:
-            args["lora_rank"] = s.lora_rank
+    args["batch"] = s.batch or (concurrent_from_users(s.users) if s.users and not training else 1)
+    if training:
+        args["grad_checkpointing"] = True  # what fine-tuning recipes turn on; the answer states it
+    if mode in ("lora", "qlora") and s.lora_rank:
+        args["lora_rank"] = s.lora_rank
     if training and s.optimizer:
         args["optimizer"] = s.optimizer
     if training and s.zero_stage is not None:
@@ -54,3 +55,8 @@ def speed_args(s: Scenario) -> dict[str, Any]:
     if w["mode"] != "inference":
         args.update(mode="training", method=w["mode"], grad_checkpointing=w.get("grad_checkpointing", False))
     return args
+
+
+def specs_args(s: Scenario, names: list[str]) -> dict[str, Any]:
+    """gpu_specs arguments: prices in the conversation's currency (CNY for a Chinese question)."""
+    return {"names": names, "currency": s.currency or "USD"}

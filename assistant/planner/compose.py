@@ -12,13 +12,21 @@ from assistant.capabilities import REGISTRY, Capability, capability
 from assistant.capabilities.base import Outcome, Plan, Turn
 from assistant.citations import Citation
 from assistant.planner.parse import ParsedQuery
-from assistant.strings import Writer
+from assistant.strings import Writer, catalog
 from assistant.toolset import ToolName
+from tools.notes import Note
 
 
 class Composed(BaseModel):
     answer: str
     citations: list[Citation]
+    quick_replies: list[str] = []
+
+
+def quick_replies(plan: Plan, lang: str) -> list[str]:
+    """The one-click replies the plan offers, in the user's language."""
+    groups = catalog()["quick_replies"]
+    return [reply for key in plan.quick_replies for reply in groups[key][lang]]
 
 
 def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome]) -> Composed:
@@ -26,9 +34,10 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome]) -> Compose
     w = Writer(parsed.language)
     if parsed.injection:
         w.say("injection")
+    replies = quick_replies(plan, parsed.language)
     if plan.ask:
         _ask(w, plan, parsed)
-        return Composed(answer=w.text(), citations=[])
+        return Composed(answer=w.text(), citations=[], quick_replies=replies)
     turn = Turn(plan=plan, parsed=parsed, outcomes=outcomes)
     if not plan.calls:
         talk = [i for i in plan.intents if i in ("help", "out_of_scope")] or ["help"]
@@ -41,8 +50,8 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome]) -> Compose
         cap.render(w, turn)
         if i == 0:  # defaults the answer assumed come right after the verdict, not before it
             for key in plan.notes:
-                w.say(key)
-    return Composed(answer=w.text(), citations=turn.citations)
+                w.add(key.render(w.lang)) if isinstance(key, Note) else w.say(key)
+    return Composed(answer=w.text(), citations=turn.citations, quick_replies=replies)
 
 
 def _reading_order(turn: Turn) -> list[Capability]:
@@ -53,10 +62,30 @@ def _reading_order(turn: Turn) -> list[Capability]:
 
 
 def _ask(w: Writer, plan: Plan, parsed: ParsedQuery) -> None:
+    """Ask for the one input that decides the answer, naming what the user already said."""
+    model = _model_name(plan)
     if plan.ask == "unknown_model":
         suggestions = ", ".join(parsed.model_suggestions) or "-"
         w.say("unknown_model", name=parsed.unknown_model or "", suggestions=suggestions)
     elif plan.ask == "unknown_gpu":
-        w.say("unknown_gpu", name=parsed.unknown_gpu or "", suggestions=", ".join(parsed.gpu_suggestions) or "-")
+        about = w.t("about_model_after", model=model) if model else ""
+        suggestions = ", ".join(parsed.gpu_suggestions) or "-"
+        w.say("unknown_gpu", name=parsed.unknown_gpu or "", suggestions=suggestions, about=about)
+    elif plan.ask == "need_gpu":
+        w.say("need_gpu", about=w.t("about_model", model=model) if model else "")
     else:
         w.say(plan.ask or "help")
+
+
+def _model_name(plan: Plan) -> str | None:
+    """The scenario's model as the registry spells it ('Qwen2.5-14B'), or its size ('a 13B model')."""
+    s = plan.scenario
+    if s.model:
+        from tools.errors import AdvisorError
+        from tools.models import resolve_model
+
+        try:
+            return resolve_model(s.model)[0].name
+        except AdvisorError:
+            return s.model
+    return f"{s.params_b:g}B" if s.params_b else None

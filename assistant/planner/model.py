@@ -71,7 +71,9 @@ class OfflinePlanner(BaseChatModel):
             more = [c for c in second_round(plan, outcomes) if c.name in self.tool_names or not self.tool_names]
             if more:
                 return _calls_message(more)
-        return AIMessage(content=compose(plan, parsed, outcomes).answer)
+        composed = compose(plan, parsed, outcomes)
+        extra = {"quick_replies": composed.quick_replies} if composed.quick_replies else {}
+        return AIMessage(content=composed.answer, additional_kwargs=extra)
 
     def _generate(
         self,
@@ -105,8 +107,11 @@ class OfflinePlanner(BaseChatModel):
             return
         # The answer is complete already: stream it a line at a time (each chunk is a message object that
         # LangGraph and every consumer handle; word by word made a turn hundreds of events).
-        for piece in re.findall(r"[^\n]*\n+|[^\n]+", str(message.content)):
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+        pieces = re.findall(r"[^\n]*\n+|[^\n]+", str(message.content)) or [""]
+        for i, piece in enumerate(pieces):
+            last = i == len(pieces) - 1  # the quick replies ride on the last chunk, once
+            extra = message.additional_kwargs if last else {}
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, additional_kwargs=extra))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk

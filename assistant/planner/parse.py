@@ -75,6 +75,12 @@ class ParsedQuery(BaseModel):
     deployment: Literal["local", "cloud"] | None = Field(
         default=None, description="Where it runs; a negated place counts as the other ('不用云' -> local)"
     )
+    used_market: bool = Field(default=False, description="About buying second-hand ('二手矿卡', 'a used 3090')")
+    interruptible: bool = Field(default=False, description="Jobs survive a restart ('restartable', '断点续训'): spot")
+    image_generation: bool = Field(default=False, description="Also Stable Diffusion / Flux ('偶尔玩 SD')")
+    serving: bool = Field(
+        default=False, description="Serving other people ('serve', '部署给 50 人'), not one's own chat"
+    )
     cloud_excluded: bool = Field(default=False, description="Renting ruled out in so many words ('不用云', 'no cloud')")
     preference: Literal["cheapest", "fastest", "balanced"] | None = None
     require_nvlink: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
@@ -126,6 +132,15 @@ class ParsedQuery(BaseModel):
     )
     zero_stage: Literal[0, 1, 2, 3] | None = Field(
         default=None, description="'ZeRO-3', 'ZeRO stage 2', 'FSDP' (full sharding = 3), 'DDP' (no sharding = 0)"
+    )
+    modes_mentioned: list[Mode] = Field(
+        default_factory=list,
+        description="Every method named (inference, full, lora, qlora), first named first: 'full vs LoRA vs QLoRA'",
+    )
+    precisions_mentioned: list[str] = Field(
+        default_factory=list,
+        description="Every weight format named to run in, first named first: 'FP8 vs BF16' (features asked about, "
+        "such as 'does the 4090 support BF16', and formats ruled out are not listed)",
     )
 
     def has_slots(self) -> bool:
@@ -272,6 +287,7 @@ class _Lexicon:
     min_vram: list[re.Pattern[str]] = field(default_factory=list)
     optimizers: list[tuple[re.Pattern[str], str]] = field(default_factory=list)
     named_users: list[re.Pattern[str]] = field(default_factory=list)
+    ambiguous_users: re.Pattern[str] | None = None
     persona: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
     sharding_words: dict[int, re.Pattern[str]] = field(default_factory=dict)
 
@@ -338,6 +354,8 @@ def _compile_workload(lex: _Lexicon) -> None:
         rx[key] = _rx(raw["deployment"][key])
     lex.persona = [(who, _rx(words)) for who, words in raw["persona"].items()]
     rx["whole_machine"] = _rx(raw["whole_machine"])
+    for flag in ("used_market", "interruptible", "image_generation", "serving"):
+        rx[flag] = _rx(raw[flag])
     for pref, words in raw["preference"].items():
         rx[f"pref_{pref}"] = _rx(words)
 
@@ -394,9 +412,7 @@ def _compile_money_time(lex: _Lexicon) -> None:
     )
     low = f"(?:(?P<lo>{_NUM}|{lex.cn_amount})\\s*(?:万|千|w|k)?\\s*(?:-|~|到|至|to)\\s*(?:{cur})?\\s*)?"  # "1.5-2万"
     rx["money"] = _c(f"(?P<pre>{cur})?\\s*{low}{amount}\\s*(?P<post>{cur})?")
-    rx["budget_before"] = _c(
-        f"(?:{_alt(money['budget_words'])})\\s*(?:(?:[:：=~]|是|为|了|约|大概|大约|提到|提高到|加到|涨到|增加到|改成|改为|换成|到|of|is|to)\\s*)*$"
-    )
+    rx["budget_before"] = _c(f"(?:{_alt(money['budget_words'])})\\s*(?:(?:{money['budget_glue']})\\s*)*$")
     rx["budget_after"] = _c(f"^\\s*(?:{money['budget_after']})")
     rx["unit_only_after"] = _c(f"^(?:{money['unit_only_after']})")
     rx["monthly_before"] = _c(
@@ -417,7 +433,7 @@ def _compile_money_time(lex: _Lexicon) -> None:
     day, hour = _alt(t["day_words"]), _alt(t["hour_words"])
     # "3-4 小时" is a range: its middle is used
     span = f"(?P<v>{_NUM}|{cn}|{en})(?:\\s*(?:-|~|到|至|to)\\s*(?P<v2>{_NUM}|{cn}))?"
-    filler = f"(?:(?:{t['day_verbs']}|大约|约|大概|~|{_MASK})\\s*)*"  # a masked GPU name may sit in between
+    filler = f"(?:(?:{t['day_verbs']}|{t['hour_hedges']}|{_MASK})\\s*)*"  # a masked GPU name may sit in between
     month = _alt(t["month_rate_words"])
     hours = f"(?:{hour}|(?<=[0-9])(?:h|hrs?|hours?)(?![a-z]))"  # "100h": the unit glued to the number
     use = "(?:of use|of usage|usage|use)?"
@@ -461,11 +477,12 @@ def _compile_sizes(lex: _Lexicon) -> None:
         f"(?:{b['classifiers']})",
     )
     named = f"(?:{b['named_users']})"
+    ambiguous = f"(?:{b['ambiguous_users']})"
     lex.batch = [
         # "32 sequences", "16 requests": things that run at once by nature
         _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*)?{users}(?![a-z])(?!\\s*(?:{b['rate_after']}))(?:\\s*{conc})?"),
         # "50 concurrent users", "20个用户同时": people, with a concurrency word
-        _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*{named}|{named}\\s*{conc})(?![a-z])"),
+        _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*(?:{named}|{ambiguous})|(?:{named}|{ambiguous})\\s*{conc})(?![a-z])"),
         # "20 people at once" (people only with a concurrency word)
         _c(f"{v}\\s*{cls}?\\s*(?:{conc}\\s*{people}|{people}\\s*{conc})"),
         # "并发 20", "batch size 8", "bs=4"
@@ -473,10 +490,11 @@ def _compile_sizes(lex: _Lexicon) -> None:
         # "同时服务 50 人"
         _c(f"(?:同时|并发)\\s*(?:{b['serve_verbs']})?\\s*{v}\\s*{cls}?\\s*(?:用户|人|请求|会话)?"),
     ]
+    lex.ambiguous_users = _c(f"{v}\\s*{cls}?\\s*{ambiguous}(?![a-z])(?!\\s*(?:{b['rate_after']}))")
     # named users: "300 staff", "全公司 300 人", "给 50 人用" (not all active at once)
     lex.named_users = [
         _c(f"{v}\\s*{cls}?\\s*{named}(?![a-z])(?!\\s*(?:{b['rate_after']}))"),
-        _c(f"(?:{b['people_before']})\\s*(?:的)?\\s*{v}\\s*{cls}?\\s*人"),
+        _c(f"(?:{b['people_before']})\\s*(?:的)?\\s*(?:(?:{b['people_hedge']})\\s*)*{v}\\s*{cls}?\\s*人"),
         _c(f"{v}\\s*{cls}?\\s*人\\s*(?:{b['people_after']})"),
     ]
     s = raw["sizes"]
@@ -577,7 +595,10 @@ def _cn_number(text: str) -> float | None:
     if not text or any(ch not in digits and ch not in units for ch in text):
         return None
     if all(ch in digits for ch in text):
-        return float("".join(str(digits[ch]) for ch in text))
+        values = [digits[ch] for ch in text]
+        if len(values) == 2 and values[1] == values[0] + 1:
+            return float(values[1])  # "三四个", "两三张": a range said the Chinese way; the upper end counts
+        return float("".join(str(v) for v in values))
     total, section, digit, last_unit = 0, 0, None, 1
     for ch in text:
         if ch in digits:
@@ -798,6 +819,7 @@ def _parse(text: Any) -> ParsedQuery:
     _intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
     _drop_feature_precision(st)
+    _precisions_mentioned(st)
     st.q.unparsed = not st.q.intents and not st.q.has_slots()
     return st.q
 
@@ -1214,9 +1236,16 @@ def _bare_k_context(st: _State) -> None:
 
 def _batch(st: _State) -> None:
     """Concurrent sequences ("50 concurrent users", "batch 8"), else named users ("300 staff")."""
-    st.q.batch = _count_in(st, _lex().batch)
-    if st.q.batch is None:
-        st.q.users = _count_in(st, _lex().named_users)
+    lex = _lex()
+    st.q.batch = _count_in(st, lex.batch)
+    if st.q.batch is None and lex.ambiguous_users is not None:
+        users = _count_in(st, [lex.ambiguous_users])
+        if users is not None and users <= lex.raw["batch"]["users_concurrent_up_to"]:
+            st.q.batch = users
+        else:
+            st.q.users = users
+    if st.q.batch is None and st.q.users is None:
+        st.q.users = _count_in(st, lex.named_users)
 
 
 def _count_in(st: _State, patterns: list[re.Pattern[str]]) -> int | None:
@@ -1299,9 +1328,12 @@ def _workload_words(st: _State) -> None:
     methods = {mode: m.start() for mode in ("qlora", "lora", "full") if (m := rx[f"mode_{mode}"].search(text))}
     st.modes_found = set(methods)
     q.pretrain = bool(rx["mode_pretrain"].search(text))
-    inference = bool(rx["mode_inference"].search(text))
+    serving = rx["mode_inference"].search(text)
+    inference = bool(serving)
     if inference:
         st.modes_found.add("inference")
+    named = methods | ({"inference": serving.start()} if serving else {})
+    q.modes_mentioned = sorted(named, key=lambda k: named[k])  # type: ignore[assignment]  # Mode names only
     if methods:
         q.mode = min(methods, key=lambda k: methods[k])  # type: ignore[assignment]  # the first one named
     elif q.pretrain:
@@ -1339,6 +1371,10 @@ def _preferences(st: _State) -> None:
     prefs = {p: m.start() for p in ("cheapest", "fastest", "balanced") if (m := rx[f"pref_{p}"].search(text))}
     if prefs:
         q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
+    q.used_market = bool(rx["used_market"].search(text))
+    q.interruptible = bool(rx["interruptible"].search(text))
+    q.image_generation = bool(rx["image_generation"].search(text))
+    q.serving = bool(rx["serving"].search(text))
     # who asks: the first group that matches, companies before teams before individuals
     q.persona = next((who for who, words in _lex().persona if words.search(text)), None)  # type: ignore[assignment]
     if q.budget is not None:
@@ -1637,6 +1673,17 @@ def _drop_feature_precision(st: _State) -> None:
     features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
     if q.precision in features and not {"memory", "speed", "fit", "recommend"} & set(q.intents):
         q.precision = None
+
+
+def _precisions_mentioned(st: _State) -> None:
+    """Every format named to run in ("FP8 vs BF16"): not one ruled out ("不用 FP8"), nor features asked about."""
+    q = st.q
+    ruled_out = {"fp8"} if q.require_fp8 is False else set()
+    named = [p for p in dict.fromkeys(st.precision_order) if p not in ruled_out]
+    if q.precision is None:  # "4090 支持 BF16 吗": the formats named were features, not formats to run in
+        features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
+        named = [p for p in named if p not in features]
+    q.precisions_mentioned = named
 
 
 def _is_followup(st: _State) -> bool:

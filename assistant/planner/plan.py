@@ -13,6 +13,8 @@ from assistant.language import currency_for
 from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
+from tools.advice import concurrent_from_users, concurrent_share, image_generation_min_gib
+from tools.notes import note
 from tools.prices import tco_defaults
 
 _WORKLOAD_SLOTS = ("mode", "precision", "kv_dtype", "context_tokens", "batch")
@@ -37,7 +39,7 @@ _CARRIED_SLOTS = (
     "users",
     "budget_scope",
 )
-_STICKY_FLAGS = ("cloud_excluded",)  # once said, kept for the conversation
+_STICKY_FLAGS = ("cloud_excluded", "serving")  # once said, kept for the conversation
 # Slots that make a message without a question word a follow-up ("32k 上下文呢").
 _FOLLOWUP_SLOTS = (
     "model",
@@ -58,7 +60,9 @@ _FOLLOWUP_SLOTS = (
     "hours_per_month",
     "users",
 )
-_ASKS_FOR_A_NAME = ("need_model", "need_gpu", "unknown_model")
+_ASKS_FOR_A_NAME = ("need_model", "need_gpu", "unknown_model", "need_purpose")
+# When the planner has to ask, it offers the usual answers as one-click replies (the three questions).
+_ASK_REPLIES = {"need_model": ["models"], "need_gpu": ["gpus"], "need_purpose": ["purpose"]}
 _FLOAT_BASES = ("bf16", "fp16", "fp32")
 _QUANTIZED_TRAINING_BASES = ("nf4", "nf4_dq", "int8", "gptq", "awq")
 
@@ -75,10 +79,16 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
     for flag in _STICKY_FLAGS:
         if getattr(parsed, flag):
             setattr(s, flag, True)
+    if parsed.image_generation:  # SDXL / Flux alongside the LLM want a 16 GB card of their own
+        s.min_card_gib = max(s.min_card_gib or 0, image_generation_min_gib())
+    if s.deployment is None and parsed.buy_or_rent in ("buy", "rent"):
+        s.deployment = "local" if parsed.buy_or_rent == "buy" else "cloud"  # "买什么卡" is a purchase
     if parsed.precision and s.mode in ("full", "lora") and parsed.precision not in _FLOAT_BASES:
         s.mode = "qlora" if parsed.precision in ("nf4", "int4", "int8", "gptq", "awq") else "inference"
     if parsed.hours_per_day is not None:
         s.utilization = min(1.0, parsed.hours_per_day / 24)
+    if parsed.cloud_price_per_hour is not None:
+        s.cloud_price = parsed.cloud_price_per_hour
     if parsed.hours_per_month is not None:  # the busy share of the month is the one stored form of hours
         s.utilization = min(1.0, parsed.hours_per_month / tco_defaults()["hours_per_month"])
     _merge_gpus(parsed, s)
@@ -171,9 +181,13 @@ def make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         ctx = PlanContext(parsed=parsed, previous=previous, scenario=plan.scenario, intents=["concept"])
         capability("concept").plan(ctx)
         plan = Plan(intents=ctx.intents, scenario=plan.scenario, calls=ctx.calls)
-    explains_method = any(c.name == ToolName.RECOMMEND_GPUS for c in plan.calls)  # it says which method and why
-    if "assumed_lora" in plan.notes and (explains_method or not any(_mode_of(c) == "lora" for c in plan.calls)):
+    recommends = any(c.name == ToolName.RECOMMEND_GPUS for c in plan.calls)  # it states its own method and users
+    if "assumed_lora" in plan.notes and (recommends or not any(_mode_of(c) == "lora" for c in plan.calls)):
         plan.notes = [n for n in plan.notes if n != "assumed_lora"]
+    s = plan.scenario
+    if s.users and s.batch is None and plan.calls and not recommends:
+        batch = concurrent_from_users(s.users)  # "300 staff": the answer says how many it sized for
+        plan.notes.append(note("concurrency_from_users", users=s.users, share=concurrent_share(), batch=batch))
     return plan
 
 
@@ -199,10 +213,18 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         cap.plan(ctx)
     s.last_intents = ctx.intents
     if ctx.missing and not ctx.calls:
-        return Plan(intents=ctx.intents, scenario=s, calls=[], ask=ctx.missing)
+        replies = [*ctx.quick_replies, *_ASK_REPLIES.get(ctx.missing, [])]
+        return Plan(intents=ctx.intents, scenario=s, calls=[], ask=ctx.missing, quick_replies=replies)
     if any(capability(i).cites_guides for i in ctx.intents):
         capability("concept").plan(ctx)
-    return Plan(intents=ctx.intents, scenario=s, calls=ctx.calls, notes=notes, second_round=ctx.second_round)
+    return Plan(
+        intents=ctx.intents,
+        scenario=s,
+        calls=ctx.calls,
+        notes=[*notes, *ctx.notes],
+        second_round=ctx.second_round,
+        quick_replies=ctx.quick_replies,
+    )
 
 
 def _unknown_name(parsed: ParsedQuery, intents: list[str]) -> str | None:
@@ -217,7 +239,7 @@ def _unknown_name(parsed: ParsedQuery, intents: list[str]) -> str | None:
 def second_round(plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
     """Calls that depend on the first round (e.g. memory and speed on the GPU count a job needs)."""
     calls: list[ToolCall] = []
-    for intent in plan.second_round:
+    for intent in dict.fromkeys(plan.second_round):
         for call in capability(intent).second_round(plan, outcomes):
             if not any(c.same_call(call) for c in calls):
                 calls.append(call)

@@ -70,7 +70,7 @@ def launch_kwargs(host: str, port: int, auth: str | None, share: bool) -> dict[s
 
 def theme_kwargs() -> dict[str, Any]:
     """CSS and JS of the app (Gradio 6 takes them in launch())."""
-    from assistant.web.app import CSS, JS
+    from assistant.web.theme import CSS, JS
 
     return {"css": CSS, "js": JS}
 

@@ -6,13 +6,19 @@ the numbers behind every chart are testable on their own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
 from assistant.web.i18n import t
-from tools.vram import COMPONENTS
+from tools.gpu_search import GpuRow
+from tools.tco import TcoResult
+from tools.vram import COMPONENTS, VramResult
+
+if TYPE_CHECKING:
+    from assistant.web.cards import Card
 
 Kind = Literal["bar", "scatter", "line"]
 
@@ -27,6 +33,7 @@ COMPONENT_COLORS = {
     "overhead": "#9D755D",
 }
 CAPACITY_COLOR = "#BAB0AC"
+HEADROOM_COLOR = "#E7E2DF"
 SEGMENT_COLORS = {"consumer": "#4C78A8", "workstation": "#54A24B", "datacenter": "#E45756", "apple": "#9D755D"}
 
 
@@ -44,24 +51,24 @@ class Chart:
         return self.frame.empty
 
 
-def memory_chart(vram: dict[str, Any], capacities: list[tuple[str, float]], lang: str) -> Chart:
-    """Per-GPU memory stacked by component, next to the capacity of each card in `capacities`."""
-    per_gpu = vram.get("per_gpu_breakdown_gib") or vram.get("breakdown_gib") or {}
-    mode_label = t(lang, f"mode.{vram.get('mode', 'inference')}")
-    need = t(lang, "bar_need", label=f"{vram.get('model', '')} {mode_label}".strip())
+def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
+    """Per-GPU memory stacked by component, next to each card's usable memory and the share kept free."""
+    per_gpu = vram.per_gpu_breakdown_gib
+    need = t(lang, "bar_need", label=f"{vram.model} {t(lang, f'mode.{vram.mode}')}".strip())
     rows = [
-        {"bar": need, "component": t(lang, f"component.{name}"), "gib": round(float(per_gpu.get(name, 0.0)), 2)}
+        {"bar": need, "component": t(lang, f"component.{name}"), "gib": round(per_gpu[name], 2)}
         for name in COMPONENTS
         if per_gpu.get(name)
     ]
-    capacity = t(lang, "capacity")
-    for gpu, gib in capacities:
-        rows.append({"bar": t(lang, "bar_capacity", gpu=gpu), "component": capacity, "gib": round(float(gib), 2)})
+    usable, kept = t(lang, "capacity_usable"), t(lang, "capacity_headroom")
+    for card in cards:
+        bar = t(lang, "bar_capacity", gpu=card.name)
+        rows.append({"bar": bar, "component": usable, "gib": round(card.usable_gib, 2)})
+        if card.capacity_gib > card.usable_gib:
+            rows.append({"bar": bar, "component": kept, "gib": round(card.capacity_gib - card.usable_gib, 2)})
     colors = {t(lang, f"component.{name}"): color for name, color in COMPONENT_COLORS.items()}
-    colors[capacity] = CAPACITY_COLOR
+    colors |= {usable: CAPACITY_COLOR, kept: HEADROOM_COLOR}
     frame = pd.DataFrame(rows, columns=["bar", "component", "gib"])
-    total = vram.get("per_gpu_gib")
-    caption = f"{need}: {total} GiB" if total is not None else ""
     return Chart(
         kind="bar",
         frame=frame,
@@ -76,13 +83,13 @@ def memory_chart(vram: dict[str, Any], capacities: list[tuple[str, float]], lang
             "sort": list(dict.fromkeys(frame["bar"])),
             "tooltip": ["component", "gib"],
         },
-        caption=caption,
+        caption=f"{need}: {vram.per_gpu_gib} GiB",
     )
 
 
-def _gpu_frame(rows: list[dict[str, Any]], lang: str) -> pd.DataFrame:
+def _gpu_frame(rows: Sequence[GpuRow], lang: str) -> pd.DataFrame:
     cols = ["name", "segment", "price", "bf16_tflops", "vram_gib", "bandwidth_gbs"]
-    frame = pd.DataFrame([{c: r.get(c) for c in cols} for r in rows], columns=cols)
+    frame = pd.DataFrame([r.model_dump(include=set(cols)) for r in rows], columns=cols)
     frame["segment"] = [_segment(s, lang) for s in frame["segment"]]
     return frame
 
@@ -95,57 +102,49 @@ def _segment_colors(lang: str) -> dict[str, str]:
     return {_segment(s, lang): color for s, color in SEGMENT_COLORS.items()}
 
 
-def gpu_price_chart(rows: list[dict[str, Any]], currency: str, lang: str) -> Chart:
-    """Dense BF16 TFLOPS against the price per GPU (GPUs without a price or BF16 are left out)."""
-    frame = _gpu_frame(rows, lang).dropna(subset=["price", "bf16_tflops"])
+def _gpu_scatter(rows: Sequence[GpuRow], lang: str, x: str, y: str, x_title: str, y_title: str) -> Chart:
+    """GPUs as points by segment (GPUs missing either number are left out)."""
+    frame = _gpu_frame(rows, lang).dropna(subset=[x, y])
     return Chart(
         kind="scatter",
         frame=frame.reset_index(drop=True),
         spec={
-            "x": "price",
-            "y": "bf16_tflops",
+            "x": x,
+            "y": y,
             "color": "segment",
             "color_map": _segment_colors(lang),
-            "x_title": t(lang, "axis_price", currency=currency),
-            "y_title": t(lang, "axis_tflops"),
+            "x_title": x_title,
+            "y_title": y_title,
             "color_title": t(lang, "axis_segment"),
-            "tooltip": ["name", "price", "bf16_tflops"],
+            "tooltip": ["name", x, y],
         },
     )
 
 
-def gpu_memory_chart(rows: list[dict[str, Any]], lang: str) -> Chart:
+def gpu_price_chart(rows: Sequence[GpuRow], currency: str, lang: str) -> Chart:
+    """Dense BF16 TFLOPS against the price per GPU."""
+    x_title = t(lang, "axis_price", currency=currency)
+    return _gpu_scatter(rows, lang, "price", "bf16_tflops", x_title, t(lang, "axis_tflops"))
+
+
+def gpu_memory_chart(rows: Sequence[GpuRow], lang: str) -> Chart:
     """Memory capacity against memory bandwidth."""
-    frame = _gpu_frame(rows, lang).dropna(subset=["vram_gib", "bandwidth_gbs"])
-    return Chart(
-        kind="scatter",
-        frame=frame.reset_index(drop=True),
-        spec={
-            "x": "bandwidth_gbs",
-            "y": "vram_gib",
-            "color": "segment",
-            "color_map": _segment_colors(lang),
-            "x_title": t(lang, "axis_bandwidth"),
-            "y_title": t(lang, "axis_vram"),
-            "color_title": t(lang, "axis_segment"),
-            "tooltip": ["name", "vram_gib", "bandwidth_gbs"],
-        },
-    )
+    return _gpu_scatter(rows, lang, "bandwidth_gbs", "vram_gib", t(lang, "axis_bandwidth"), t(lang, "axis_vram"))
 
 
-def tco_chart(tco: dict[str, Any], lang: str) -> Chart:
+def tco_chart(tco: TcoResult, lang: str) -> Chart:
     """Cumulative cost of buying vs renting on demand, month by month, with the break-even month as a line."""
-    months = tco.get("cumulative_months") or []
-    buy = tco.get("cumulative_buy") or []
-    rent = tco.get("cumulative_rent_on_demand") or []
-    currency = tco.get("currency", "")
+    months = tco.cumulative_months
+    series = (
+        (t(lang, "series_buy"), tco.cumulative_buy),
+        (t(lang, "series_rent"), tco.cumulative_rent_on_demand or []),
+    )
     rows = [
-        {"month": m, "cost": round(c, 2), "series": t(lang, "series_buy")} for m, c in zip(months, buy, strict=False)
+        {"month": m, "cost": round(c, 2), "series": label}
+        for label, costs in series
+        for m, c in zip(months, costs, strict=False)
     ]
-    rows += [
-        {"month": m, "cost": round(c, 2), "series": t(lang, "series_rent")} for m, c in zip(months, rent, strict=False)
-    ]
-    month = tco.get("break_even_month")
+    month = tco.break_even_month
     caption = ""
     if month is not None and rows:
         label = t(lang, "series_break_even", month=month)
@@ -160,7 +159,7 @@ def tco_chart(tco: dict[str, Any], lang: str) -> Chart:
             "y": "cost",
             "color": "series",
             "x_title": t(lang, "axis_month"),
-            "y_title": t(lang, "axis_cost", currency=currency),
+            "y_title": t(lang, "axis_cost", currency=tco.currency),
             "color_title": t(lang, "axis_series"),
             "tooltip": ["series", "month", "cost"],
         },

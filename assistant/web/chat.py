@@ -1,7 +1,7 @@
 """Chat rendering: Advisor events -> Chatbot messages, the scenario panel and what-if follow-ups.
 
-Pure functions over dicts and the Advisor's event objects (dispatched on their `type`), so they can be
-tested without a browser and without importing the planner.
+Pure functions over the Advisor's event objects (dispatched on their `type`) and the tools' typed
+results, so they can be tested without a browser and without importing the planner.
 """
 
 from __future__ import annotations
@@ -9,9 +9,13 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from assistant.web.i18n import has, t
+
+R = TypeVar("R", bound=BaseModel)
 
 MAX_ARGS_CHARS = 1500
 MAX_PASSAGE_CHARS = 1200
@@ -56,7 +60,7 @@ class TurnView:
         self.messages = history
         self.lang = lang
         self.turn = turn
-        self.results: list[tuple[str, dict[str, Any], Any]] = []  # (tool, args, result) of successful calls
+        self.results: list[BaseModel] = []  # the typed results of this turn's successful calls, in order
         self.final: Any = None
         self._tool_index: dict[str, int] = {}
         self._tool_args: dict[str, dict[str, Any]] = {}
@@ -109,8 +113,8 @@ class TurnView:
             self.messages.append(message)
         else:
             self.messages[index] = message
-        if event.ok:
-            self.results.append((event.name, args, event.result))
+        if event.ok and event.result is not None:
+            self.results.append(event.result)
 
     def _final(self, event: Any) -> None:
         self.final = event
@@ -128,16 +132,11 @@ class TurnView:
         if event.citations:
             self.messages.append({"role": "assistant", "content": sources_block(event.citations, self.turn, self.lang)})
         if not self.results:  # events without streamed tool results (e.g. a folded-in error): use the record
-            for call in event.tool_calls:
-                if call.result is not None:
-                    self.results.append((call.name, call.args, call.result))
+            self.results = [call.result for call in event.tool_calls if call.result is not None]
 
-    def latest(self, name: str) -> tuple[dict[str, Any], Any] | None:
-        """Arguments and result of the last successful call of tool `name` in this turn."""
-        for tool, args, result in reversed(self.results):
-            if tool == name:
-                return args, result
-        return None
+    def latest(self, kind: type[R]) -> R | None:
+        """The result of the last successful call in this turn that returned a `kind` (each tool has its own)."""
+        return next((r for r in reversed(self.results) if isinstance(r, kind)), None)
 
 
 def cite_anchor(turn: int, n: int) -> str:

@@ -1,149 +1,299 @@
-"""The Calculators tab: form values -> tool request -> markdown, charts and the full result.
+"""The Calculators tab's forms, declared as data: each field once, with its component, label, default,
+choices and the request field it fills.
 
-Each `run_*` takes plain values (what Gradio components hold), calls one calculator in tools/ and
-never raises: a bad input becomes a one-line message a person can act on.
+calculators.py builds the components, the event inputs and the API signature from a Form; `Form.run`
+builds the request from the same declaration, calls the calculator and never raises: a bad input
+becomes a one-line message a person can act on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-import pandas as pd
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from assistant.errors import describe_error
-from assistant.web.charts import Chart, gpu_memory_chart, gpu_price_chart, memory_chart, tco_chart
-from assistant.web.i18n import t
+from assistant.language import currency_for
+from assistant.toolset import ToolName, ToolSpec, tool_spec
+from assistant.web import reports
+from assistant.web.cards import gpu_choices, model_choices
+from assistant.web.chat import MODE_CHOICES, PRECISION_CHOICES
+from assistant.web.i18n import has, t
+from assistant.web.reports import CalcOutput
 from tools.errors import AdvisorError
+from tools.recommend import RecommendRequest
+from tools.speed import SpeedRequest
+from tools.vram import VramResult
+
+Kind = Literal["dropdown", "number", "checkbox", "radio", "checkboxes", "slider"]
+MERGE = "."  # a field whose parsed value is a dict of request fields (e.g. one checkbox per feature)
+AUTO = "auto"
+FEATURES = ("bf16", "fp8", "nvlink", "ecc", "mig")
+TRAINING_METHODS = ("lora", "qlora")  # gradient checkpointing on: what LoRA/QLoRA recipes do
 
 
-@dataclass
-class CalcOutput:
-    markdown: str
-    charts: dict[str, Chart] = field(default_factory=dict)
-    table: pd.DataFrame | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+# --- form values -> request values (None: leave the request field at its default) ---------------------------
 
 
-def _safe(fn: Callable[..., CalcOutput]) -> Callable[..., CalcOutput]:
-    def wrapper(lang: str, *args: Any, **kwargs: Any) -> CalcOutput:
-        try:
-            return fn(lang, *args, **kwargs)
-        except (AdvisorError, ValidationError, ValueError, TypeError, KeyError) as exc:
-            return CalcOutput(markdown=t(lang, "calc_error", message=describe_error(exc)))
-
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
-
-
-def _blank(value: Any) -> Any:
+def text(value: Any) -> Any:
     """Empty text boxes and cleared numbers mean 'not given'."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     return value.strip() if isinstance(value, str) else value
 
 
-def _int(value: Any) -> int | None:
+def count(value: Any) -> int | None:
     """A positive whole number, or None: a cleared Gradio Number arrives as 0, which means 'not given' here."""
-    value = _blank(value)
+    value = text(value)
     return None if value is None or float(value) <= 0 else int(float(value))
 
 
-def _float(value: Any) -> float | None:
-    """A positive number, or None for empty / 0 (see `_int`)."""
-    value = _blank(value)
+def amount(value: Any) -> float | None:
+    """A positive number, or None for empty / 0 (see `count`)."""
+    value = text(value)
     return None if value is None or float(value) <= 0 else float(value)
 
 
-def _notes(lang: str, assumptions: list[str], warnings: list[str]) -> str:
-    out = ""
-    if warnings:
-        out += f"\n\n**{t(lang, 'r_warnings')}**\n" + "\n".join(f"- {w}" for w in warnings)
-    if assumptions:
-        items = "\n".join(f"- {a}" for a in assumptions)
-        out += f"\n\n<details><summary>{t(lang, 'assumptions')}</summary>\n\n{items}\n\n</details>"
-    return out
+def flag(value: Any) -> bool:
+    return bool(value)
 
 
-def _model_ref(model: Any, params_b: Any) -> dict[str, Any]:
-    model = _blank(model)
-    return {"model": model} if model else {"params_b": _float(params_b)}
+def stage(value: Any) -> int | None:
+    """A ZeRO stage, or None for 'auto' (the calculator's default: 3 when training on several GPUs, else 0)."""
+    value = text(value)
+    return None if value is None or value == AUTO else int(value)
 
 
-def gpu_capacity(name: str | None) -> tuple[str, float] | None:
-    """Short name and usable memory (GiB) of a GPU by fuzzy name, or None when unknown."""
-    if not _blank(name):
-        return None
-    from tools.catalog import resolve_gpu
-    from tools.gpu_search import gpu_row
-
-    try:
-        gpu, _ = resolve_gpu(str(name))
-    except (AdvisorError, ValueError):
-        return None
-    return short_gpu_name(gpu.name), gpu_row(gpu, "USD").usable_gib
+def needs(value: Any) -> dict[str, bool]:
+    return {f"need_{f}": True for f in value or [] if f in FEATURES}
 
 
-def short_gpu_name(name: str) -> str:
-    """'NVIDIA GeForce RTX 4090' -> 'RTX 4090': what people type and what the chat understands."""
-    for prefix in ("NVIDIA GeForce ", "NVIDIA Tesla ", "NVIDIA ", "AMD Instinct ", "AMD Radeon ", "AMD ", "Intel "):
-        if name.startswith(prefix):
-            return name[len(prefix) :]
-    return name
+# --- declarations ------------------------------------------------------------------------------------------
+
+Choices = Sequence[Any] | Callable[[], Sequence[Any]]
 
 
-def model_display(name: str | None) -> str | None:
-    """The registry's spelling of a model ('qwen2.5-7b' -> 'Qwen2.5-7B'), or None when unknown."""
-    if not _blank(name):
-        return None
-    from tools.models import resolve_model
+@dataclass(frozen=True)
+class Field:
+    """One input of a form: what shows it, and which request field it fills (dotted for a nested request)."""
 
-    try:
-        return resolve_model(str(name))[0].name
-    except (AdvisorError, ValueError):
-        return None
+    name: str  # the event function's parameter and the API's
+    kind: Kind
+    label: str  # i18n key
+    default: Any = None  # a callable takes the interface language
+    choices: Choices | None = None  # a callable is read when the app is built (the catalogs)
+    choice_labels: str | None = None  # i18n prefix: choice v shows as t(prefix + v) where that string exists
+    to: str | None = None  # request field; None: the field's own name
+    parse: Callable[[Any], Any] = text
+    fallback: Any = None  # sent when the parsed value is None (None: leave the request's default)
+    unless: str | None = None  # left out when this other field is given (a model name beats a parameter count)
+    row: int = 0
+    props: Mapping[str, Any] = field(default_factory=dict)  # further arguments of the component
+
+    @property
+    def target(self) -> str:
+        return self.name if self.to is None else self.to
+
+    def initial(self, lang: str) -> Any:
+        return self.default(lang) if callable(self.default) else self.default
+
+    def options(self, lang: str) -> list[Any] | None:
+        """The choices as the component takes them, labelled in `lang`."""
+        if self.choices is None:
+            return None
+        values = self.choices() if callable(self.choices) else self.choices
+        if self.choice_labels is None:
+            return list(values)
+        prefix = self.choice_labels
+        return [(t(lang, prefix + str(v)) if has(prefix + str(v)) else str(v), v) for v in values]
+
+    def fill(self, args: dict[str, Any], values: Mapping[str, Any]) -> None:
+        """Put this field's value into the request arguments `args`."""
+        if self.unless is not None and text(values.get(self.unless)) is not None:
+            return
+        value = self.parse(values.get(self.name))
+        if value is None:
+            value = self.fallback
+        if value is None:
+            return
+        if self.target == MERGE:
+            args.update(value)
+            return
+        *parents, leaf = self.target.split(".")
+        node = args
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
 
 
-def scenario_names(summary: dict[str, Any]) -> dict[str, str]:
-    """Display names for the scenario panel's model and GPU slots."""
-    names = {}
-    if model := model_display(summary.get("model")):
-        names["model"] = model
-    if gpu := gpu_capacity(summary.get("gpu")):
-        names["gpu"] = gpu[0]
-    return names
+@dataclass(frozen=True)
+class ChartSlot:
+    """A chart a form draws: the CalcOutput.charts key, the Gradio plot kind, its title and element id."""
+
+    key: str
+    kind: Literal["bar", "scatter", "line"]
+    title: str
+    elem_id: str
 
 
-def gpu_choices() -> list[str]:
-    from tools.catalog import catalog
+@dataclass(frozen=True)
+class Form:
+    """A calculator form: its fields, the tool it runs and what it shows."""
 
-    return [short_gpu_name(g.name) for g in catalog().values()]
+    name: str  # API name and element-id prefix; its tab's title is the string calc_<name>
+    tool: ToolName
+    fields: tuple[Field, ...]
+    report: Callable[[str, Any, Any], CalcOutput]
+    finish: Callable[[Any], Any] | None = None  # the request -> the request, where fields combine
+    charts: tuple[ChartSlot, ...] = ()
+    table: tuple[str, ...] | None = None  # result columns shown as a table
+    table_height: int = 360
+    json: bool = True  # show the full result (JSON) under the summary
+
+    @property
+    def title(self) -> str:
+        return f"calc_{self.name}"
+
+    @property
+    def spec(self) -> ToolSpec:
+        spec = tool_spec(self.tool)
+        assert spec is not None, self.tool  # every ToolName has a spec
+        return spec
+
+    @property
+    def description(self) -> str:
+        """The API endpoint's description: the tool's own."""
+        return self.spec.description
+
+    @property
+    def names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def arguments(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The request's arguments from the form's values (by field name)."""
+        args: dict[str, Any] = {}
+        for f in self.fields:
+            f.fill(args, values)
+        return args
+
+    def request(self, values: Mapping[str, Any]) -> BaseModel:
+        """The tool's request from the form's values; raises what the request model raises."""
+        request = self.spec.request(**self.arguments(values))
+        return self.finish(request) if self.finish is not None else request
+
+    def run(self, lang: str, values: Mapping[str, Any]) -> CalcOutput:
+        """The calculator on the form's values (by field name); a bad input is a one-line message."""
+        try:
+            request = self.request(values)
+            return self.report(lang, request, self.spec.run(request))
+        except (AdvisorError, ValidationError, ValueError, TypeError, KeyError) as exc:
+            return CalcOutput(markdown=t(lang, "calc_error", message=describe_error(exc)))
+
+    def call(self, lang: str, *values: Any) -> CalcOutput:
+        """`run` with the values in field order (as the event and the API pass them)."""
+        return self.run(lang, dict(zip(self.names, values, strict=True)))
 
 
-def model_choices() -> list[str]:
-    from tools.models import registry
+# --- field kinds and shared fields --------------------------------------------------------------------------
 
-    return [m.name for m in registry().values()]
-
-
-def reference_capacities(vram: dict[str, Any]) -> list[tuple[str, float]]:
-    """Cards to draw next to a memory estimate when no GPU was named: the smallest common card that fits, and 80 GB."""
-    need = float(vram.get("per_gpu_gib") or 0)
-    cards = [("RTX 4090", 24.0), ("RTX 5090", 32.0), ("RTX 6000 Ada", 48.0), ("H100 80GB", 80.0), ("H200", 141.0)]
-    fitting = [c for c in cards if c[1] >= need]
-    picks = [cards[0]] if not fitting or fitting[0] == cards[0] else [cards[0], fitting[0]]
-    if fitting and fitting[0][1] < 80:
-        picks.append(cards[3])
-    return list(dict.fromkeys(picks))
+PRECISIONS = ("", *PRECISION_CHOICES, "nf4_dq", "q4_0", "q5_k_m", "q6_k")
+KV_DTYPES = ("", "fp16", "bf16", "fp8", "int8", "q8_0", "q4_0")
+OPTIMIZERS = ("", "adamw", "adamw_no_master", "adamw_bf16", "adamw8bit", "sgd")
 
 
-# --- memory ------------------------------------------------------------------------------------------------
+SORT_KEYS = ("price_per_gib", "bf16_tflops_per_dollar", "bandwidth", "vram", "bf16_tflops", "price")
+UTILIZATION_SLIDER = {"minimum": 0.05, "maximum": 1.0, "step": 0.05}
 
 
-@_safe
+def whole(name: str, label: str, default: int, props: Mapping[str, Any] | None = None, **options: Any) -> Field:
+    """A count (tokens, sequences, GPUs): empty or 0 leaves the request's default."""
+    props = {"precision": 0, "minimum": 1} | dict(props or {})
+    return Field(name, "number", label, default, parse=count, props=props, **options)
+
+
+def money(name: str, label: str, props: Mapping[str, Any] | None = None, **options: Any) -> Field:
+    """An amount (price, budget, GiB): empty or 0 means none given."""
+    return Field(name, "number", label, None, parse=amount, props={"minimum": 0} | dict(props or {}), **options)
+
+
+def pick(
+    name: str,
+    label: str,
+    default: Any,
+    choices: Choices,
+    custom: bool = False,
+    props: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> Field:
+    """A dropdown; `custom`: values beyond the list may be typed."""
+    props = {"allow_custom_value": True} | dict(props or {}) if custom else dict(props or {})
+    return Field(name, "dropdown", label, default, choices, props=props, **options)
+
+
+def choose(name: str, label: str, choices: tuple[str, ...], **options: Any) -> Field:
+    """A radio preset to its first choice, which is also what an empty value means."""
+    return Field(name, "radio", label, choices[0], choices, fallback=choices[0], **options)
+
+
+def model_fields(nested: str = "") -> tuple[Field, ...]:
+    """The model by name, or a parameter count when no name is given."""
+    return (
+        pick("model", "f_model", "Qwen2.5-7B", model_choices, custom=True, to=nested + "model", props={"scale": 3}),
+        money("params_b", "f_params_b", to=nested + "params_b", unless="model", props={"scale": 1}),
+    )
+
+
+def mode_field(default: str, nested: str = "", row: int = 1) -> Field:
+    return Field(
+        "mode", "radio", "f_mode", default, MODE_CHOICES, "mode.", to=nested + "mode", fallback="inference", row=row
+    )
+
+
+def run_fields(context_tokens: int, nested: str = "", kv_dtype: bool = False, row: int = 2) -> tuple[Field, ...]:
+    """Weight precision (and KV-cache dtype), context and batch: the run every sizing form describes."""
+    kv = (pick("kv_dtype", "f_kv_dtype", "", KV_DTYPES, to=nested + "kv_dtype", row=row),) if kv_dtype else ()
+    return (
+        pick("precision", "f_precision", "", PRECISIONS, custom=True, to=nested + "precision", row=row),
+        *kv,
+        whole("context_tokens", "f_context", context_tokens, to=nested + "context_tokens", row=row),
+        whole("batch", "f_batch", 1, to=nested + "batch", row=row),
+    )
+
+
+def gpu_field(row: int = 0) -> Field:
+    return pick("gpu", "f_gpu", "RTX 4090", gpu_choices, custom=True, fallback="", row=row)
+
+
+def currency_field(fallback: str, choices: tuple[str, ...] = ("USD", "CNY"), row: int = 0) -> Field:
+    """The currency, preset to the interface language's."""
+    return Field("currency", "radio", "f_currency", currency_for, choices, fallback=fallback, row=row)
+
+
+def workload_field(name: str, label: str, to: str | None = None, row: int = 0) -> Field:
+    return Field(
+        name, "radio", label, "inference", ("inference", "training"), "mode.", to=to, fallback="inference", row=row
+    )
+
+
+# --- the forms ---------------------------------------------------------------------------------------------
+
+VRAM_FIELDS = (
+    *model_fields(),
+    mode_field("qlora"),
+    *run_fields(2048, kv_dtype=True),
+    whole("num_gpus", "f_num_gpus", 1, row=3),
+    Field("grad_checkpointing", "checkbox", "f_grad_ckpt", True, parse=flag, row=3),
+    pick("optimizer", "f_optimizer", "", OPTIMIZERS, row=3),
+    pick("zero_stage", "f_zero", AUTO, (AUTO, "0", "1", "2", "3"), choice_labels="choice.", parse=stage, row=3),
+    whole("lora_rank", "f_lora_rank", 16, row=3),
+    pick("compare_gpu", "f_compare_gpu", "RTX 4090", lambda: ["", *gpu_choices()], custom=True, to="gpu", row=3),
+)
+VRAM_CHART = ChartSlot("memory", "bar", "chart_memory", "vram-chart")
+VRAM = Form("vram", ToolName.ESTIMATE_VRAM, VRAM_FIELDS, reports.vram_report, charts=(VRAM_CHART,))
+
+
 def run_vram(
     lang: str,
     model: str | None,
@@ -159,368 +309,100 @@ def run_vram(
     zero_stage: Any,
     lora_rank: float | None,
     compare_gpu: str | None,
-) -> CalcOutput:
-    """GPU memory for a workload, stacked against a card."""
-    from tools.vram import VramRequest, estimate_vram
-
-    args: dict[str, Any] = _model_ref(model, params_b) | {"mode": mode or "inference"}
-    for key, value in (
-        ("precision", _blank(precision)),
-        ("kv_dtype", _blank(kv_dtype)),
-        ("context_tokens", _int(context_tokens)),
-        ("batch", _int(batch)),
-        ("num_gpus", _int(num_gpus)),
-        ("optimizer", _blank(optimizer)),
-        ("zero_stage", int(zero_stage) if _blank(zero_stage) is not None else None),
-        ("lora_rank", _int(lora_rank)),
-    ):
-        if value is not None:
-            args[key] = value
-    args["grad_checkpointing"] = bool(grad_checkpointing)
-    result = estimate_vram(VramRequest(**args)).model_dump(mode="json")
-    return vram_output(lang, result, compare_gpu)
+) -> CalcOutput[VramResult]:
+    """The memory form on these values: GPU memory for a workload, and whether it fits on `compare_gpu`."""
+    values = dict(locals())  # the parameters are the form's field names
+    return VRAM.run(values.pop("lang"), values)
 
 
-def vram_output(lang: str, result: dict[str, Any], compare_gpu: str | None = None) -> CalcOutput:
-    md = t(
-        lang,
-        "r_vram_head",
-        model=result["model"],
-        mode=t(lang, f"mode.{result['mode']}"),
-        precision=result["precision"],
-        context=result["context_tokens"],
-        batch=result["batch"],
-        per_gpu=result["per_gpu_gib"],
-        total=result["total_gib"],
-        n=result["num_gpus"],
-    )
-    rows = [f"| {t(lang, 'r_component')} | {t(lang, 'r_gib_per_gpu')} |", "|---|---:|"]
-    rows += [f"| {t(lang, 'component.' + k)} | {v:.2f} |" for k, v in result["per_gpu_breakdown_gib"].items() if v]
-    md += "\n\n" + "\n".join(rows)
-    capacity = gpu_capacity(compare_gpu)
-    if capacity:
-        name, gib = capacity
-        need = result["per_gpu_gib"]
-        md += "\n\n" + (
-            t(lang, "r_fits", gpu=name, vram=gib, spare=gib - need)
-            if need <= gib
-            else t(lang, "r_not_fits", gpu=name, vram=gib, over=need - gib)
-        )
-    md += _notes(lang, result["assumptions"], result["warnings"])
-    capacities = [capacity] if capacity else reference_capacities(result)
-    return CalcOutput(markdown=md, charts={"memory": memory_chart(result, capacities, lang)}, data=result)
+def _checkpoint_adapter_training(request: SpeedRequest) -> SpeedRequest:
+    """LoRA and QLoRA recipes checkpoint activations; the speed estimate assumes they do."""
+    adapters = request.mode == "training" and request.method in TRAINING_METHODS
+    return request.model_copy(update={"grad_checkpointing": adapters})
 
 
-# --- speed -------------------------------------------------------------------------------------------------
-
-
-@_safe
-def run_speed(
-    lang: str,
-    model: str | None,
-    params_b: float | None,
-    gpu: str,
-    num_gpus: float | None,
-    workload: str,
-    method: str | None,
-    precision: str | None,
-    context_tokens: float | None,
-    batch: float | None,
-) -> CalcOutput:
-    """Decode/prefill (inference) or training tokens/s on named GPUs."""
-    from tools.speed import SpeedRequest, estimate_speed
-
-    args: dict[str, Any] = _model_ref(model, params_b) | {"gpu": _blank(gpu) or "", "mode": workload or "inference"}
-    for key, value in (
-        ("num_gpus", _int(num_gpus)),
-        ("precision", _blank(precision)),
-        ("context_tokens", _int(context_tokens)),
-        ("batch", _int(batch)),
-    ):
-        if value is not None:
-            args[key] = value
-    if args["mode"] == "training":
-        args["method"] = method or "full"
-        args["grad_checkpointing"] = args["method"] in ("lora", "qlora")
-    r = estimate_speed(SpeedRequest(**args)).model_dump(mode="json")
-    bound = (
-        t(lang, f"bound.{r['bound']}")
-        if f"{r['bound']}" in ("memory-bandwidth", "compute", "interconnect")
-        else r["bound"]
-    )
-    if r.get("training_tokens_per_s") is not None:
-        md = t(
-            lang,
-            "r_speed_training",
-            model=r["model"],
-            method=t(lang, f"mode.{args['method']}"),
-            n=r["num_gpus"],
-            gpu=r["gpu"],
-            tps=r["training_tokens_per_s"],
-            bound=bound,
-            mem=r["memory_per_gpu_gib"],
-            cap=r["gpu_memory_gib"],
-        )
-    else:
-        md = t(
-            lang,
-            "r_speed_inference",
-            model=r["model"],
-            n=r["num_gpus"],
-            gpu=r["gpu"],
-            precision=r["precision"],
-            decode=r["decode_tokens_per_s"] or 0,
-            total=r["decode_tokens_per_s_total"] or 0,
-            batch=r["batch"],
-            prefill=r["prefill_tokens_per_s"] or 0,
-            ttft=r["ttft_s"] or 0,
-            bound=bound,
-            mem=r["memory_per_gpu_gib"],
-            cap=r["gpu_memory_gib"],
-        )
-    if not r["fits_in_memory"]:
-        md += "\n\n" + t(lang, "r_not_in_memory")
-    md += _notes(lang, r["assumptions"], r["warnings"])
-    return CalcOutput(markdown=md, data=r)
-
-
-# --- catalog -----------------------------------------------------------------------------------------------
-
-GPU_TABLE_COLUMNS = (
-    "name",
-    "segment",
-    "vram_gib",
-    "bandwidth_gbs",
-    "bf16_tflops",
-    "fp8_tflops",
-    "nvlink",
-    "tdp_w",
-    "price",
-    "price_per_gib",
+SPEED_FIELDS = (
+    *model_fields(),
+    gpu_field(row=1),
+    whole("num_gpus", "f_num_gpus", 1, row=1),
+    workload_field("workload", "f_speed_mode", to="mode", row=1),
+    Field("method", "radio", "f_method", "lora", MODE_CHOICES[1:], "mode.", row=1),
+    *run_fields(4096),
 )
-FEATURES = ("bf16", "fp8", "nvlink", "ecc", "mig")
+SPEED = Form("speed", ToolName.ESTIMATE_SPEED, SPEED_FIELDS, reports.speed_report, finish=_checkpoint_adapter_training)
 
-
-@_safe
-def run_gpus(
-    lang: str,
-    min_vram_gib: float | None,
-    max_price: float | None,
-    currency: str,
-    vendor: str | None,
-    segment: str | None,
-    features: list[str] | None,
-    sort_by: str,
-    limit: float | None,
-) -> CalcOutput:
-    """Filter and rank the GPU catalog; chart price vs BF16 TFLOPS and memory vs bandwidth."""
-    from tools.gpu_search import FindGpusRequest, find_gpus
-
-    args: dict[str, Any] = {
-        "currency": currency or "USD",
-        "sort_by": sort_by or "price_per_gib",
-        "limit": _int(limit) or 20,
-    }
-    for key, value in (
-        ("min_vram_gib", _float(min_vram_gib)),
-        ("max_price", _float(max_price)),
-        ("vendor", _blank(vendor)),
-        ("segment", _blank(segment)),
-    ):
-        if value is not None:
-            args[key] = value
-    for feature in features or []:
-        if feature in FEATURES:
-            args[f"need_{feature}"] = True
-    result = find_gpus(FindGpusRequest(**args)).model_dump(mode="json")
-    return gpus_output(lang, result["gpus"], args["currency"], result)
-
-
-def gpus_output(lang: str, rows: list[dict[str, Any]], currency: str, data: dict[str, Any] | None = None) -> CalcOutput:
-    table = pd.DataFrame([{t(lang, f"col.{c}"): r.get(c) for c in GPU_TABLE_COLUMNS} for r in rows])
-    md = f"**{t(lang, 'gpus_table')}**: {len(rows)}"
-    if data:
-        md += _notes(lang, data.get("assumptions", []), data.get("warnings", []))
-    charts = {"price": gpu_price_chart(rows, currency, lang), "memory": gpu_memory_chart(rows, lang)}
-    return CalcOutput(markdown=md, charts=charts, table=table, data=data or {"gpus": rows})
-
-
-def empty_table(lang: str, columns: tuple[str, ...]) -> pd.DataFrame:
-    """A table with headers only, shown before the first calculation."""
-    return pd.DataFrame(columns=[t(lang, f"col.{c}") for c in columns])
-
-
-def catalog_rows(currency: str = "USD") -> list[dict[str, Any]]:
-    """Every GPU of the catalog as find_gpus rows, for the default comparison charts."""
-    from tools.gpu_search import FindGpusRequest, find_gpus
-
-    return find_gpus(FindGpusRequest(currency=currency, limit=100, sort_by="bf16_tflops")).model_dump(mode="json")[
-        "gpus"
-    ]
-
-
-# --- buy vs rent -------------------------------------------------------------------------------------------
-
-
-@_safe
-def run_tco(
-    lang: str,
-    gpu: str,
-    num_gpus: float | None,
-    horizon_years: float | None,
-    utilization: float | None,
-    currency: str,
-    gpu_price: float | None,
-    electricity_price: float | None,
-    cloud_price: float | None,
-) -> CalcOutput:
-    """Buy vs rent over a horizon, with the cumulative cost chart and the break-even month."""
-    from tools.tco import TcoRequest, calculate_tco
-
-    args: dict[str, Any] = {"gpu": _blank(gpu) or "", "currency": currency or "USD"}
-    for key, value in (
-        ("num_gpus", _int(num_gpus)),
-        ("horizon_years", _float(horizon_years)),
-        ("utilization", _float(utilization)),
-        ("gpu_price", _float(gpu_price)),
-        ("electricity_price_per_kwh", _float(electricity_price)),
-        ("cloud_price_per_gpu_hour", _float(cloud_price)),
-    ):
-        if value is not None:
-            args[key] = value
-    return tco_output(lang, calculate_tco(TcoRequest(**args)).model_dump(mode="json"))
-
-
-def tco_output(lang: str, r: dict[str, Any]) -> CalcOutput:
-    cur = r["currency"]
-    md = t(
-        lang,
-        "r_tco",
-        n=r["num_gpus"],
-        gpu=r["gpu"],
-        months=r["horizon_months"],
-        busy=r["busy_hours_per_month"],
-        buy=r["buy_total"],
-        cur=cur,
-        upfront=r["upfront"],
-        resale=r["resale_value"],
-        cheapest=r["cheapest"],
-    )
-    month = r.get("break_even_month")
-    md += " " + (t(lang, "r_break_even", month=month) if month is not None else t(lang, "r_no_break_even"))
-    rows = [
-        f"| {t(lang, 'r_rent_kind')} | {t(lang, 'r_per_hour')} | {t(lang, 'r_monthly')} | {t(lang, 'r_total')} "
-        f"| {t(lang, 'r_break_even_hours')} |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for o in r["rent"]:
-        hours = "-" if o["break_even_hours_per_month"] is None else f"{o['break_even_hours_per_month']:,.0f}"
-        rows.append(
-            f"| {o['kind']} | {o['price_per_gpu_hour']:,.2f} | {o['monthly']:,.0f} | {o['total']:,.0f} | {hours} |"
-        )
-    md += "\n\n" + "\n".join(rows) + _notes(lang, r["assumptions"], r["warnings"])
-    return CalcOutput(markdown=md, charts={"tco": tco_chart(r, lang)}, data=r)
-
-
-# --- recommend ---------------------------------------------------------------------------------------------
-
-OPTION_COLUMNS = (
-    "gpu",
-    "count",
-    "deployment",
-    "memory_per_gpu_gib",
-    "gpu_memory_gib",
-    "tokens_per_s",
-    "upfront",
-    "monthly",
-    "cost_over_horizon",
-    "why",
+GPUS_FIELDS = (
+    money("min_vram_gib", "f_min_vram"),
+    money("max_price", "f_max_price"),
+    currency_field("USD"),
+    pick("vendor", "f_vendor", "", ("", "nvidia", "amd", "intel", "apple")),
+    pick("segment", "f_segment", "", ("", "consumer", "workstation", "datacenter", "apple")),
+    Field("features", "checkboxes", "f_features", None, FEATURES, to=MERGE, parse=needs, row=1),
+    pick("sort_by", "f_sort", "price_per_gib", SORT_KEYS, fallback="price_per_gib", row=1),
+    whole("limit", "f_limit", 20, fallback=20, row=1, props={"maximum": 100}),
+)
+GPU_CHARTS = (
+    ChartSlot("price", "scatter", "chart_gpu_price", "gpus-chart-price"),
+    ChartSlot("memory", "scatter", "chart_gpu_memory", "gpus-chart-memory"),
+)
+GPUS = Form(
+    "gpus",
+    ToolName.FIND_GPUS,
+    GPUS_FIELDS,
+    reports.gpus_report,
+    charts=GPU_CHARTS,
+    table=reports.GPU_TABLE_COLUMNS,
+    json=False,
 )
 
-
-@_safe
-def run_recommend(
-    lang: str,
-    model: str | None,
-    params_b: float | None,
-    mode: str,
-    precision: str | None,
-    context_tokens: float | None,
-    batch: float | None,
-    budget: float | None,
-    monthly_budget: float | None,
-    currency: str,
-    deployment: str,
-    preference: str,
-) -> CalcOutput:
-    """Ranked GPU x count options for a workload and budget."""
-    from tools.recommend import RecommendRequest, recommend_gpus
-
-    workload: dict[str, Any] = _model_ref(model, params_b) | {"mode": mode or "inference"}
-    for key, value in (
-        ("precision", _blank(precision)),
-        ("context_tokens", _int(context_tokens)),
-        ("batch", _int(batch)),
-    ):
-        if value is not None:
-            workload[key] = value
-    if workload["mode"] in ("lora", "qlora"):
-        workload["grad_checkpointing"] = True
-    args: dict[str, Any] = {
-        "workload": workload,
-        "currency": currency or "CNY",
-        "deployment": deployment or "either",
-        "preference": preference or "balanced",
-    }
-    for key, value in (("budget", _float(budget)), ("monthly_budget", _float(monthly_budget))):
-        if value is not None:
-            args[key] = value
-    return recommend_output(lang, recommend_gpus(RecommendRequest(**args)).model_dump(mode="json"))
+TCO_FIELDS = (
+    gpu_field(),
+    whole("num_gpus", "f_num_gpus", 1),
+    Field("horizon_years", "number", "f_horizon", 3, parse=amount, props={"minimum": 0.1, "maximum": 10}),
+    Field("utilization", "slider", "f_utilization", 0.5, parse=amount, props=UTILIZATION_SLIDER),
+    currency_field("USD"),
+    money("gpu_price", "f_gpu_price", row=1),
+    money("electricity_price", "f_electricity", to="electricity_price_per_kwh", row=1),
+    money("cloud_price", "f_cloud_price", to="cloud_price_per_gpu_hour", row=1),
+)
+TCO_CHART = ChartSlot("tco", "line", "chart_tco", "tco-chart")
+TCO = Form("tco", ToolName.CALCULATE_TCO, TCO_FIELDS, reports.tco_report, charts=(TCO_CHART,))
 
 
-def recommend_output(lang: str, r: dict[str, Any]) -> CalcOutput:
-    md = f"**{r['workload']}**"
-    if r["nothing_fits"]:
-        md += "\n\n" + t(lang, "r_nothing_fits")
-    if r["suggestions"]:
-        md += f"\n\n**{t(lang, 'r_suggestions')}**\n" + "\n".join(f"- {s}" for s in r["suggestions"])
-    md += _notes(lang, r["assumptions"], r["warnings"])
-    table = pd.DataFrame([{t(lang, f"col.{c}"): o.get(c) for c in OPTION_COLUMNS} for o in r["options"]])
-    return CalcOutput(markdown=md, table=table, data=r)
+def _checkpoint_adapters(request: RecommendRequest) -> RecommendRequest:
+    """LoRA and QLoRA recipes checkpoint activations; the recommendation assumes they do."""
+    if request.workload.mode not in TRAINING_METHODS:
+        return request
+    workload = request.workload.model_copy(update={"grad_checkpointing": True})
+    return request.model_copy(update={"workload": workload})
 
 
-# --- workstation -------------------------------------------------------------------------------------------
+RECOMMEND_FIELDS = (
+    *model_fields("workload."),
+    mode_field("lora", "workload."),
+    *run_fields(2048, "workload."),
+    money("budget", "f_budget", row=3),
+    money("monthly_budget", "f_monthly_budget", row=3),
+    currency_field("CNY", ("CNY", "USD"), row=3),
+    choose("deployment", "f_deployment", ("either", "local", "cloud"), row=3),
+    choose("preference", "f_preference", ("balanced", "cheapest", "fastest"), row=3),
+)
+RECOMMEND = Form(
+    "recommend",
+    ToolName.RECOMMEND_GPUS,
+    RECOMMEND_FIELDS,
+    reports.recommend_report,
+    finish=_checkpoint_adapters,
+    table=reports.OPTION_COLUMNS,
+    table_height=420,
+    json=False,
+)
 
+BUILD_FIELDS = (
+    gpu_field(),
+    whole("num_gpus", "f_num_gpus", 2, fallback=1, props={"maximum": 16}),
+    workload_field("use", "f_use"),
+)
+BUILD = Form("build", ToolName.PLAN_WORKSTATION, BUILD_FIELDS, reports.build_report)
 
-@_safe
-def run_build(lang: str, gpu: str, num_gpus: float | None, use: str) -> CalcOutput:
-    """Power supply, RAM, CPU, PCIe lanes, slots, NVLink and cooling for an N-GPU machine."""
-    from tools.workstation import WorkstationRequest, plan_workstation
-
-    p = plan_workstation(
-        WorkstationRequest(gpu=_blank(gpu) or "", num_gpus=_int(num_gpus) or 1, use=use or "inference")
-    ).model_dump(mode="json")
-
-    def w(value: float | None) -> str | None:
-        return None if value is None else f"{value:,.0f} W"
-
-    platform = p.get("platform")
-    rows = [
-        ("build_kind", p["build_kind"]),
-        ("platform", platform and f"{platform['name']} ({platform['cpu_lanes_usable']} CPU lanes)"),
-        ("gpu_power", p["gpu_power_w"] and f"{p['num_gpus']} × {p['gpu_power_w']:,.0f} W = {p['gpu_total_w']:,.0f} W"),
-        ("steady_load", w(p["steady_load_w"])),
-        ("psu", p["psu_layout"] + (f" (≥ {p['psu_required_w']:,.0f} W)" if p["psu_required_w"] else "")),
-        ("wall_power", w(p["wall_power_w"])),
-        ("connectors", ", ".join(f"{n} × {kind}" for kind, n in p["power_connectors"].items()) or None),
-        ("ram", p["system_ram_gib"] and f"{p['system_ram_gib']} GiB"),
-        ("cpu_cores", p["cpu_cores"] and str(p["cpu_cores"])),
-        ("pcie", p["pcie_lanes_needed"] and f"{p['pcie_lanes_needed']} (x{p['pcie_link_width']} per GPU)"),
-        ("slots", p["slots_needed"] and f"{p['slots_needed']} ({p['gpu_slots']}-slot cards)"),
-        ("nvlink", p["nvlink_note"]),
-        ("cooling", "; ".join(p["cooling_notes"]) or None),
-    ]
-    md = f"**{p['num_gpus']} × {p['gpu']}**\n\n| {t(lang, 'build.item')} | {t(lang, 'build.plan')} |\n|---|---|\n"
-    md += "\n".join(f"| {t(lang, 'build.' + k)} | {str(v).replace('|', '/')} |" for k, v in rows if v)
-    md += _notes(lang, p["assumptions"], p["warnings"])
-    return CalcOutput(markdown=md, data=p)
+FORMS = (VRAM, SPEED, GPUS, TCO, RECOMMEND, BUILD)

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import yaml
 
+from tools.notes import Note
+
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
 LANG_NAMES: dict[str, Lang] = {"中文": "zh", "English": "en"}
@@ -44,3 +46,8 @@ def lang_from_header(accept_language: str | None) -> Lang:
 
 def example_questions() -> list[str]:
     return list(strings()["example_questions"])
+
+
+def note_text(item: str | Note, lang: str) -> str:
+    """An assumption, warning or reason in `lang`: tools state some as catalog notes, some as sentences."""
+    return item.render(lang) if isinstance(item, Note) else item

@@ -1,0 +1,856 @@
+"""compare_gpus: 2-4 GPUs, or methods (full / LoRA / QLoRA), or precisions (FP8 / BF16 ...) for one workload.
+
+Every row is computed by the calculators: memory per GPU and the GPU count by the one fit rule
+(`estimate_vram(gpu=...)` -> `VramResult.fit`), speed on that count (`estimate_speed`), prices from the price
+book, the link between GPUs and ECC from the catalog. The verdict follows the recommendation policy
+(tools/advice.py): between cards, the fewest cards at a similar price, CUDA first for training, then speed
+for the money; between ways of running one job, the highest-quality way on the fewest cards (the cheapest
+way that works), where a near-lossless cheaper way (FP8, QLoRA) also leads when it is clearly faster.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from tools import advice
+from tools.advice import Persona
+from tools.catalog import GpuSpec, LinkKind, catalog, resolve_gpu
+from tools.errors import AdvisorError
+from tools.notes import Note, note
+from tools.precision import resolve_precision
+from tools.prices import Currency, Market, PriceBook, load_prices, purchase_price, tco_defaults, used_purchase_price
+from tools.sizing import GpuFit, default_headroom
+from tools.speed import SpeedRequest, SpeedResult, estimate_speed
+from tools.vram import VramRequest, VramResult, estimate_vram
+
+Method = Literal["inference", "full", "lora", "qlora"]
+Axis = Literal["gpus", "methods", "precisions", "cards"]
+Basis = Literal["buy", "rent"]
+MAX_ROWS = 8
+# No GPU named: a row is sized on the smallest of these that holds it on one card (16, 24, 48 and 80 GB classes),
+# else on as many of the last as it needs.
+REFERENCE_GPUS = ("rtx-4060-ti-16gb", "rtx-4090", "rtx-a6000", "h100-sxm")
+_METHOD_QUALITY = {"full": 0, "lora": 1, "qlora": 2, "inference": 0}
+_MAX_OTHER_NOTES = 4
+_NEAR_TIE_PCT = 10  # speeds this close (same memory, same count) make two options a near tie
+_MARGIN = 0.02  # a price or cost this close to another's is no difference worth a reason
+
+
+class CompareRequest(BaseModel):
+    """What to compare (GPUs, methods or precisions) for one workload, and how to price it."""
+
+    workload: VramRequest | None = Field(
+        default=None,
+        description="The job (model, mode, precision, context, batch...); its gpu and num_gpus are ignored, each "
+        "row sets its own. Without it only the cards are compared (memory, bandwidth, price)",
+    )
+    gpus: list[str] = Field(
+        default_factory=list,
+        max_length=4,
+        description="GPUs to compare, fuzzy ('4090', 'A100 80G', 'MI300X'); one GPU with methods or precisions; "
+        "none: each row is sized on reference cards",
+    )
+    counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="Cards per GPU the user has or proposes, keyed by a name in `gpus` ('2x 4090' -> {'4090': 2}); "
+        "default: as many as the job needs",
+    )
+    methods: list[Method] = Field(
+        default_factory=list, max_length=4, description="Compare these ways of running the job: full vs lora vs qlora"
+    )
+    precisions: list[str] = Field(
+        default_factory=list, max_length=4, description="Compare these weight formats: fp8 vs bf16, awq vs q4_k_m"
+    )
+    currency: Currency = "USD"
+    market: Market | None = Field(
+        default=None, description="cn: China (Chinese GPU clouds, export controls); default cn for CNY, else global"
+    )
+    basis: Basis | None = Field(
+        default=None,
+        description="What the verdict's cost weighs: buying the cards or renting them (default: buy when every "
+        "card has a purchase price, else rent)",
+    )
+    hours_per_month: float | None = Field(
+        default=None, gt=0, le=744, description="Busy hours a month, for the monthly rent (default: half the month)"
+    )
+    training_tokens: float | None = Field(
+        default=None, gt=0, le=1e13, description="Training: tokens in one run (dataset tokens x epochs), for its cost"
+    )
+    budget: float | None = Field(
+        default=None,
+        gt=0,
+        description="Up-front budget for the cards, in `currency`: an option over it is never the pick while one "
+        "within it fits (it is shown with how much it is over)",
+    )
+    preference: Literal["cheapest", "fastest", "balanced"] = "balanced"
+    persona: Persona | None = Field(
+        default=None, description="individual, team or company: the price band in which fewer cards win"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> CompareRequest:
+        if (self.methods or self.precisions) and self.workload is None:
+            raise ValueError("comparing methods or precisions needs the workload: give workload.model (or params_b)")
+        if not self.gpus and self.workload is None:
+            raise ValueError("name 1-4 GPUs to compare, or give a workload with methods or precisions to compare")
+        rows = max(1, len(self.gpus)) * max(1, len(self.methods)) * max(1, len(self.precisions))
+        if rows > MAX_ROWS:
+            raise ValueError(
+                f"that is {rows} rows; compare at most {MAX_ROWS} at once (fewer GPUs, methods or formats)"
+            )
+        stray = [name for name in self.counts if name not in self.gpus]
+        if stray:
+            raise ValueError(f"counts name GPUs that are not in gpus: {', '.join(stray)}")
+        if any(n < 1 or n > 512 for n in self.counts.values()):
+            raise ValueError("counts must be between 1 and 512 GPUs")
+        for p in self.precisions:
+            resolve_precision(p)  # an unknown format fails here, with the accepted names
+        return self
+
+
+class CompareRow(BaseModel):
+    """One option: a GPU (x count) running the job one way, every figure computed."""
+
+    label: str = Field(description="e.g. '2 x NVIDIA H100 SXM5 80GB', 'lora on 1 x NVIDIA GeForce RTX 4090'")
+    gpu: str
+    gpu_id: str
+    mode: str | None = Field(description="inference, full, lora or qlora; None when no workload was given")
+    precision: str | None = Field(description="Weight format the row runs in")
+    count_asked: int | None = Field(description="Cards the user named for this GPU")
+    context_tokens: int | None = Field(default=None, description="Tokens per sequence (training: sequence length)")
+    batch: int | None = Field(default=None, description="Concurrent sequences, or the micro-batch in training")
+    count: int | None = Field(
+        description="Cards the speed and cost are for: the count asked when it fits, else the fewest that fit; "
+        "None: it fits on no number of these cards"
+    )
+    fit: GpuFit | None = Field(description="The one fit rule (estimate_vram with gpu=) on count_asked, or on one")
+    memory_per_gpu_gib: float | None = Field(description="Memory per GPU on `count`")
+    headroom_gib: float | None = Field(description="Usable memory per GPU left over on `count`")
+    vram_gib: float
+    memory_type: str
+    bandwidth_gbs: float
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+    tokens_per_s: float | None = Field(description="Decode tokens/s of all sequences, or training tokens/s, on count")
+    tokens_per_s_per_user: float | None = Field(description="Inference: decode tokens/s of one sequence")
+    speed_bound: str | None = None
+    run_hours: float | None = Field(default=None, description="Training: hours for training_tokens")
+    price_each: float | None = Field(description="Purchase price per card (new street price, else used market)")
+    price_basis: str | None = None
+    price_used: bool = Field(default=False, description="The price is a used-market one (discontinued or unofficial)")
+    cards_cost: float | None = Field(description="price_each x count")
+    over_budget_by: float | None = Field(default=None, description="cards_cost - budget, when over the budget")
+    rent_per_gpu_hour: float | None = None
+    rent_per_hour: float | None = Field(description="All `count` GPUs, median on-demand")
+    rent_per_month: float | None = Field(description="rent_per_hour x hours_per_month")
+    cost_per_1m_tokens: float | None = Field(
+        description="Rent per hour / tokens per hour x 1M (decode tokens at the stated concurrency, or training tokens)"
+    )
+    run_cost: float | None = Field(default=None, description="Training: rented cost of training_tokens")
+    link_kind: LinkKind
+    link_gbs: float | None
+    ecc: bool | None
+    notes: list[Note] = Field(default_factory=list, description="What to know about this option")
+    error: str | None = Field(default=None, description="Why this row could not be computed")
+
+
+class OtherRow(BaseModel):
+    """A row the verdict did not pick, and how it differs from the pick."""
+
+    index: int
+    label: str
+    notes: list[Note]
+
+
+class CompareVerdict(BaseModel):
+    pick: int | None = Field(description="Index of the row to pick; None when nothing fits")
+    label: str | None
+    gpu: str | None = Field(default=None, description="The picked row's GPU")
+    gpu_id: str | None = None
+    reasons: list[Note]
+    others: list[OtherRow]
+    order: list[int] = Field(description="Rows best first (rows that could not be computed or fit nowhere last)")
+
+
+class CompareResult(BaseModel):
+    axis: Axis = Field(description="What varies between rows: gpus, methods, precisions, or cards (no workload)")
+    model: str | None
+    mode: str | None = Field(description="The workload's mode (rows may differ on the methods axis)")
+    context_tokens: int | None
+    batch: int | None
+    currency: Currency
+    market: Market
+    basis: Basis
+    hours_per_month: float
+    rows: list[CompareRow]
+    verdict: CompareVerdict
+    assumptions: list[Note]
+    warnings: list[Note]
+
+
+# ---- the rows -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Job:
+    """What every row of one request shares."""
+
+    req: CompareRequest
+    book: PriceBook
+    market: Market
+    hours: float
+    personal: bool
+    notes: list[Note]  # assumptions the rows added (defaults taken)
+
+
+@dataclass
+class _Target:
+    gpu: GpuSpec | None  # None: the reference cards
+    asked: int | None
+
+
+@dataclass
+class _Variant:
+    method: Method | None
+    precision: str | None
+
+
+def _axis(req: CompareRequest) -> Axis:
+    if req.workload is None:
+        return "cards"
+    if len(req.gpus) > 1 or not (req.methods or req.precisions):
+        return "gpus"
+    return "methods" if len(req.methods) > 1 or not req.precisions else "precisions"
+
+
+def _targets(req: CompareRequest) -> list[_Target]:
+    if not req.gpus:
+        return [_Target(None, None)]
+    counts = {resolve_gpu(name)[0].id: n for name, n in req.counts.items()}
+    out: list[_Target] = []
+    for name in req.gpus:
+        gpu = resolve_gpu(name)[0]
+        if all(t.gpu is None or t.gpu.id != gpu.id for t in out):
+            out.append(_Target(gpu, counts.get(gpu.id)))
+    return out
+
+
+def _personal(req: CompareRequest, targets: list[_Target]) -> bool:
+    """One person's local use: no datacenter card named, one or two sequences, no team or company."""
+    w = req.workload
+    datacenter = any(t.gpu is not None and t.gpu.segment == "datacenter" for t in targets)
+    return req.persona in (None, "individual") and w is not None and w.batch <= 2 and not datacenter
+
+
+def _method_takes(method: str, precision: str) -> bool:
+    kind = resolve_precision(precision).kind
+    if method in ("full", "lora"):
+        return kind == "float"
+    return kind == "int" if method == "qlora" else True
+
+
+def _variant_workload(job: _Job, v: _Variant) -> VramRequest:
+    """The workload as this row runs it: its method and format, with the defaults an expert assumes."""
+    w = job.req.workload
+    assert w is not None
+    update: dict = {"gpu": None, "tp": None, "pp": 1, "num_gpus": 1}
+    mode = v.method or w.mode
+    if v.method:
+        update["mode"] = v.method
+        if w.precision and not v.precision and not _method_takes(v.method, w.precision):
+            update["precision"] = None  # QLoRA's 4-bit base is no format for LoRA, and the other way round
+    if "context_tokens" not in w.model_fields_set:  # not stated: a training sequence, a chat, or a served conversation
+        update["context_tokens"] = advice.default_context(mode, personal=job.personal)
+    if mode != "inference" and "grad_checkpointing" not in w.model_fields_set:
+        update["grad_checkpointing"] = True  # what fine-tuning recipes turn on (the answer states it)
+    if v.precision:
+        update["precision"] = v.precision
+    if mode == "inference" and update.get("precision", w.precision) is None:
+        key = "personal_inference" if job.personal else "serving"
+        update["precision"] = advice.policy()["default_precision"][key]
+        job.notes.append(note(f"default_precision_{key}", precision=update["precision"]))
+    return w.model_copy(update=update)
+
+
+def _on_reference(vw: VramRequest) -> tuple[GpuSpec, VramResult]:
+    """The smallest reference card that holds the job on one card, else the largest one (with its count)."""
+    found: tuple[GpuSpec, VramResult] | None = None
+    for gid in REFERENCE_GPUS:
+        found = catalog()[gid], estimate_vram(vw.model_copy(update={"gpu": gid, "num_gpus": 1}))
+        if found[1].fit is not None and found[1].fit.fits:
+            break
+    assert found is not None
+    return found
+
+
+def _count(fit: GpuFit, asked: int | None, gpu: GpuSpec) -> int | None:
+    """The count asked when it fits, else the fewest that fit (one chip cannot be combined with another)."""
+    count = fit.num_gpus if asked and fit.fits else fit.gpus_needed
+    if count and count > 1 and gpu.link_kind == "none":
+        return None
+    return count
+
+
+def _speed(job: _Job, vw: VramRequest, v: VramResult, gpu: GpuSpec, count: int) -> SpeedResult | None:
+    ref = vw.model_dump(include={"model", "params_b", "config_path", "arch"}, exclude_none=True)
+    shared = dict(
+        ref, gpu=gpu.id, num_gpus=count, precision=v.precision, context_tokens=vw.context_tokens, batch=vw.batch
+    )
+    try:
+        if vw.mode == "inference":
+            return estimate_speed(SpeedRequest(**shared, kv_dtype=vw.kv_dtype))
+        return estimate_speed(
+            SpeedRequest(
+                **shared,
+                mode="training",
+                method=vw.mode,
+                grad_checkpointing=vw.grad_checkpointing,
+                training_tokens=job.req.training_tokens,
+            )
+        )
+    except (AdvisorError, ValueError):
+        return None
+
+
+def _card_fields(job: _Job, gpu: GpuSpec, count: int | None) -> dict:
+    """Catalog facts and prices of `count` cards (one when the count is unknown)."""
+    n = count or 1
+    cur = job.req.currency
+    bought = purchase_price(gpu, cur, job.book)
+    used = None if bought else used_purchase_price(gpu, cur, job.book)
+    price, basis = bought or used or (None, None)
+    rent = job.book.typical(gpu, "on_demand", cur, market=job.market)
+    hourly = rent[0] * n if rent else None
+    return dict(
+        gpu=gpu.name,
+        gpu_id=gpu.id,
+        vram_gib=gpu.usable_memory_gib,
+        memory_type=gpu.memory_type,
+        bandwidth_gbs=gpu.bandwidth_gbs,
+        bf16_tflops=gpu.bf16_tflops,
+        fp8_tflops=gpu.fp8_fp32acc_tflops or gpu.fp8_tflops,
+        price_each=round(price, 2) if price else None,
+        price_basis=basis,
+        price_used=bool(used) or gpu.discontinued,
+        cards_cost=round(price * n, 2) if price else None,
+        over_budget_by=_over(job, price * n if price else None),
+        rent_per_gpu_hour=round(rent[0], 4) if rent else None,
+        rent_per_hour=round(hourly, 4) if hourly else None,
+        rent_per_month=round(hourly * job.hours, 2) if hourly else None,
+        link_kind=gpu.link_kind,
+        link_gbs=gpu.link_gbs,
+        ecc=gpu.ecc,
+    )
+
+
+def _over(job: _Job, cost: float | None) -> float | None:
+    budget = job.req.budget
+    return round(cost - budget, 2) if budget is not None and cost is not None and cost > budget + 1e-9 else None
+
+
+def _speed_fields(job: _Job, speed: SpeedResult | None, rent_per_hour: float | None) -> dict:
+    if speed is None:
+        return dict(tokens_per_s=None, tokens_per_s_per_user=None, cost_per_1m_tokens=None)
+    training = speed.training_tokens_per_s is not None
+    tps = speed.training_tokens_per_s if training else speed.decode_tokens_per_s_total
+    per_1m = rent_per_hour / (tps * 3600) * 1e6 if rent_per_hour and tps else None
+    hours = speed.time_to_train_hours
+    return dict(
+        tokens_per_s=tps,
+        tokens_per_s_per_user=None if training else speed.decode_tokens_per_s,
+        speed_bound=speed.bound,
+        cost_per_1m_tokens=round(per_1m, 4) if per_1m else None,
+        run_hours=hours,
+        run_cost=round(hours * rent_per_hour, 2) if hours and rent_per_hour else None,
+    )
+
+
+def _label(gpu: GpuSpec, count: int | None, v: _Variant, vw: VramRequest | None) -> str:
+    cards = f"{count or 1} x {gpu.name}"
+    if v.method or v.precision:
+        way = " ".join(x for x in (v.method, v.precision or (vw.precision if vw else None)) if x)
+        return f"{way} on {cards}"
+    return cards
+
+
+def _row(job: _Job, t: _Target, v: _Variant) -> CompareRow:
+    """One option, computed; an estimate that fails (an impossible format for a method) is a row with an error."""
+    gpu = t.gpu or catalog()[REFERENCE_GPUS[0]]
+    vw = None
+    try:
+        vw = _variant_workload(job, v)
+        return _sized_row(job, t, v, vw)
+    except (AdvisorError, ValueError) as exc:
+        mode = v.method or (job.req.workload.mode if job.req.workload else None)
+        return CompareRow(
+            label=_label(gpu, t.asked, v, vw),
+            mode=mode,
+            precision=v.precision,
+            count_asked=t.asked,
+            count=None,
+            fit=None,
+            memory_per_gpu_gib=None,
+            headroom_gib=None,
+            tokens_per_s=None,
+            tokens_per_s_per_user=None,
+            cost_per_1m_tokens=None,
+            error=str(exc),
+            **_card_fields(job, gpu, t.asked),
+        )
+
+
+def _sized_row(job: _Job, t: _Target, v: _Variant, vw: VramRequest) -> CompareRow:
+    if t.gpu is not None:
+        gpu, est = t.gpu, estimate_vram(vw.model_copy(update={"gpu": t.gpu.id, "num_gpus": t.asked or 1}))
+    else:
+        gpu, est = _on_reference(vw)
+    fit = est.fit
+    assert fit is not None  # estimate_vram sizes for the GPU it is given
+    count = _count(fit, t.asked, gpu)
+    per_gpu = None if count is None else (fit.per_gpu_gib if count == fit.num_gpus else fit.per_gpu_gib_needed)
+    card = _card_fields(job, gpu, count)
+    speed = _speed(job, vw, est, gpu, count) if count else None
+    row = CompareRow(
+        label=_label(gpu, count or t.asked, v, vw),
+        mode=vw.mode,
+        precision=est.precision,
+        context_tokens=vw.context_tokens,
+        batch=vw.batch,
+        count_asked=t.asked,
+        count=count,
+        fit=fit,
+        memory_per_gpu_gib=per_gpu,
+        headroom_gib=round(fit.usable_gib_per_gpu - per_gpu, 2) if per_gpu is not None else None,
+        **card,
+        **_speed_fields(job, speed, card["rent_per_hour"]),
+    )
+    row.notes = _caveats(job, row, gpu, est, speed)
+    return row
+
+
+def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: SpeedResult | None) -> list[Note]:
+    """What to know about this option before choosing it."""
+    out: list[Note] = []
+    fit = row.fit
+    if fit is not None and row.count_asked and not fit.fits:
+        out.append(note("cmp_not_fits_asked", count=row.count_asked, gpu=gpu.name, needed=fit.gpus_needed))
+    if row.count is None and gpu.link_kind == "none" and fit is not None and fit.gpus_needed:
+        out.append(note("cmp_one_chip", gpu=gpu.name))
+    if est.precision == "fp8" and not row.fp8_tflops:
+        out.append(note("cmp_no_fp8", gpu=gpu.name))
+    out += _platform_notes(job, row, gpu)
+    if (row.count or 0) > 1 and gpu.link_kind == "pcie":
+        out.append(note("pcie_only_multi_gpu", count=row.count))
+    return out
+
+
+def _platform_notes(job: _Job, row: CompareRow, gpu: GpuSpec) -> list[Note]:
+    """The platform, the card's provenance and where it can be bought."""
+    out: list[Note] = []
+    if gpu.vendor == "amd":
+        out.append(note("rocm_inference" if row.mode in (None, "inference") else "rocm_training"))
+    if gpu.vendor == "apple":
+        out.append(note("apple_inference"))
+    if gpu.unofficial:
+        out.append(note("unofficial_card"))
+    if job.market == "cn" and gpu.cn_availability == "export_controlled":
+        out.append(note("cmp_not_sold_new_cn", gpu=gpu.name))
+    if row.price_used and row.price_each:
+        out += [note("cmp_used_price", gpu=gpu.name), note("used_card_checks")]
+    return out
+
+
+def _card_row(job: _Job, t: _Target) -> CompareRow:
+    """A card with no workload: its facts and prices only."""
+    assert t.gpu is not None
+    g = t.gpu
+    row = CompareRow(
+        label=f"{t.asked or 1} x {g.name}",
+        mode=None,
+        precision=None,
+        count_asked=t.asked,
+        count=t.asked or 1,
+        fit=None,
+        memory_per_gpu_gib=None,
+        headroom_gib=None,
+        tokens_per_s=None,
+        tokens_per_s_per_user=None,
+        cost_per_1m_tokens=None,
+        **_card_fields(job, g, t.asked or 1),
+    )
+    row.notes = _platform_notes(job, row, g)
+    return row
+
+
+# ---- the verdict --------------------------------------------------------------------------------------------
+
+
+def _basis(req: CompareRequest, rows: list[CompareRow]) -> Basis:
+    """Buy, unless renting is what is asked, a card has no purchase price, or the job is a training run (a run is
+    priced in GPU-hours: a faster card at a higher rent can cost less per run)."""
+    if req.basis:
+        return req.basis
+    live = [r for r in rows if r.error is None]
+    rentable = all(r.rent_per_hour for r in live)
+    training = any(r.mode not in (None, "inference") for r in live)
+    if rentable and (training or not all(r.price_each for r in live)):
+        return "rent"
+    return "buy"
+
+
+def _cost(r: CompareRow, basis: Basis) -> float:
+    value = r.cards_cost if basis == "buy" else r.rent_per_hour
+    return value if value else math.inf  # no price: never the value pick on price
+
+
+def _speed_of(r: CompareRow, axis: Axis) -> float | None:
+    """Tokens/s, or memory bandwidth when no workload was given (decode speed follows it)."""
+    return r.bandwidth_gbs if axis == "cards" else r.tokens_per_s
+
+
+def _quality(r: CompareRow) -> tuple[int, float]:
+    """Higher-quality ways first: full before LoRA before QLoRA, more bits per weight first."""
+    bits = resolve_precision(r.precision).bits if r.precision else 16
+    return _METHOD_QUALITY.get(r.mode or "inference", 0), -bits
+
+
+def _family(r: CompareRow) -> str | None:
+    """The cheaper way a row is, in advice.yaml's terms (may_lead): qlora, fp8 or a 4-bit format (awq)."""
+    if r.mode == "qlora":
+        return "qlora"
+    if r.precision is None:
+        return None
+    p = resolve_precision(r.precision)
+    return "fp8" if p.kind == "float8" else ("awq" if p.bits <= 5 else None)
+
+
+def _ecosystem(r: CompareRow, training: bool) -> int:
+    gpu = catalog().get(r.gpu_id)
+    return advice.ecosystem_rank(gpu, training) if gpu else 1
+
+
+def _rank_cards(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, basis: Basis) -> list[int]:
+    """Between cards: the policy's ranking (advice.rank), rows given in quality order so ties keep quality."""
+    training = any(rows[i].mode not in (None, "inference") for i in live)
+    persona: Persona = job.req.persona or advice.persona_from_budget(None, job.req.currency)
+    ranked = advice.rank(
+        (
+            advice.Ranked(
+                key=str(i),
+                count=rows[i].count or 1,
+                cost=_cost(rows[i], basis),
+                tokens_per_s=_speed_of(rows[i], axis),
+                per_user_tokens_per_s=rows[i].tokens_per_s_per_user,
+                ecosystem=_ecosystem(rows[i], training),
+            )
+            for i in sorted(live, key=lambda i: _quality(rows[i]))
+        ),
+        job.req.preference,
+        persona,
+    )
+    return [int(k) for k in ranked]
+
+
+def _rank_ways(job: _Job, rows: list[CompareRow], live: list[int]) -> list[int]:
+    """Between ways of running one job: the cheapest way that works (advice.md §5). The highest-quality way
+    leads; a cheaper way takes the lead when it needs fewer cards, or, where the policy lets it lead (FP8,
+    QLoRA, 4-bit for one person), when it is clearly faster on as many cards."""
+    by_quality = sorted(live, key=lambda i: (_quality(rows[i]), rows[i].count or 0))
+    lead = by_quality[0]
+    for i in by_quality[1:]:
+        r, best = rows[i], rows[lead]
+        leaders = advice.may_lead(best.mode or "inference", job.personal)
+        fewer = (r.count or 0) < (best.count or 0)
+        faster = (r.tokens_per_s or 0) >= (best.tokens_per_s or 0) * advice.faster_margin()
+        if fewer or (r.count == best.count and _family(r) in leaders and faster):
+            lead = i
+    return [lead, *sorted((i for i in live if i != lead), key=lambda i: (rows[i].count or 0, _quality(rows[i])))]
+
+
+def _within(job: _Job, r: CompareRow) -> bool:
+    budget = job.req.budget
+    return budget is None or (r.cards_cost is not None and r.cards_cost <= budget + 1e-9)
+
+
+def _order(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> list[int]:
+    """Rows best first: those within the budget ranked by the policy, then those over it, the least over first."""
+    live = [i for i, r in enumerate(rows) if r.error is None and r.count is not None]
+    within = [i for i in live if _within(job, rows[i])]
+    over = sorted((i for i in live if i not in within), key=lambda i: rows[i].over_budget_by or math.inf)
+    if not within:
+        return over
+    if axis in ("methods", "precisions"):
+        return [*_rank_ways(job, rows, within), *over]
+    return [*_rank_cards(job, rows, within, axis, basis), *over]
+
+
+def _pct(a: float | None, b: float | None) -> float | None:
+    """How much bigger a is than b, in per cent (None when either is unknown)."""
+    return (a / b - 1) * 100 if a and b else None
+
+
+def _fit_reason(p: CompareRow) -> Note | None:
+    if p.memory_per_gpu_gib is None or p.fit is None:
+        return None
+    shared = dict(gpu=p.gpu, need=p.memory_per_gpu_gib, usable=p.fit.usable_gib_per_gpu)
+    return note("fits_one_card", **shared) if p.count == 1 else note("fits_on", count=p.count, **shared)
+
+
+def _quality_reason(p: CompareRow) -> Note:
+    if p.mode in ("full", "lora", "qlora"):
+        return note(f"cmp_quality_{p.mode}")
+    family = _family(p)
+    if family == "fp8":
+        return note("cmp_quality_fp8")
+    if p.precision and resolve_precision(p.precision).kind != "float":
+        return note("cmp_quality_quantized", precision=p.precision)
+    return note("cmp_quality_16bit", precision=p.precision or "bf16")
+
+
+def _value(r: CompareRow, axis: Axis, basis: Basis) -> float:
+    """Money per unit of speed (lower is better); unknown price or speed: none."""
+    speed = _speed_of(r, axis)
+    return _cost(r, basis) / speed if speed else math.inf
+
+
+def _superlatives(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis, basis: Basis) -> list[Note]:
+    """Where the pick is the best of the options that fit: speed, price, price per token, room."""
+    p, others = rows[order[0]], [rows[i] for i in order[1:]]
+    if not others:
+        return []
+    out: list[Note] = []
+    best_other = max(others, key=lambda r: _speed_of(r, axis) or 0)
+    ahead = _pct(_speed_of(p, axis), _speed_of(best_other, axis))
+    if ahead is not None and ahead >= 5:
+        key = "cmp_cards_fastest" if axis == "cards" else ("cmp_fastest_times" if ahead >= 100 else "cmp_fastest")
+        out.append(note(key, tps=p.tokens_per_s or 0, bw=p.bandwidth_gbs, pct=ahead, times=ahead / 100 + 1))
+    if _cost(p, basis) < min(_cost(r, basis) for r in others) * (1 - _MARGIN):
+        cost = p.cards_cost if basis == "buy" else p.rent_per_hour
+        out.append(note(f"cmp_cheapest_{basis}", cost=cost, currency=job.req.currency))
+    elif not out and _value(p, axis, basis) < min(_value(r, axis, basis) for r in others) * (1 - _MARGIN):
+        out.append(note("cmp_cards_value" if axis == "cards" else "cmp_best_value"))
+    per_token = [r.cost_per_1m_tokens for r in others if r.cost_per_1m_tokens]
+    if p.cost_per_1m_tokens and per_token and p.cost_per_1m_tokens < min(per_token) * (1 - _MARGIN):
+        out.append(note("cmp_cheapest_per_token", cost=p.cost_per_1m_tokens, currency=job.req.currency))
+    if axis == "cards" and p.vram_gib > max(r.vram_gib for r in others):
+        out.append(note("cmp_cards_most_memory", gib=p.vram_gib))
+    room = [r.headroom_gib for r in others if r.headroom_gib is not None]
+    if axis == "gpus" and p.headroom_gib is not None and room and p.headroom_gib >= max(room) + 4:
+        out.append(note("cmp_most_headroom", gib=p.headroom_gib))
+    return out
+
+
+def _near_tie(p: CompareRow, nxt: CompareRow | None, axis: Axis) -> Note | None:
+    """Two cards that do the job about equally well: say so first, the price decides."""
+    if nxt is None or axis not in ("gpus", "cards") or p.count != nxt.count or abs(p.vram_gib - nxt.vram_gib) >= 1:
+        return None
+    gap = _pct(_speed_of(p, axis), _speed_of(nxt, axis))
+    if gap is None or abs(gap) >= _NEAR_TIE_PCT:
+        return None
+    return note("cmp_near_tie", pct=max(1.0, round(abs(gap))))
+
+
+def _all_fit(rows: list[CompareRow], order: list[int], axis: Axis) -> Note | None:
+    """When every card does the job ("is X enough or do I need Y?"), say so before why one is better."""
+    live = [rows[i] for i in order]
+    if axis != "gpus" or len(live) < 2 or len(live) < len(rows):
+        return None
+    return note("cmp_all_fit") if all(r.fit is not None and r.fit.fits for r in live) else None
+
+
+def _budget_reason(job: _Job, p: CompareRow) -> Note | None:
+    budget, cur = job.req.budget, job.req.currency
+    if budget is None or p.cards_cost is None:
+        return None
+    if p.over_budget_by:
+        return note("cmp_all_over_budget", budget=budget, amount=p.over_budget_by, currency=cur)
+    return note("within_budget_gpus", spend=p.cards_cost, budget=budget, currency=cur)
+
+
+def _vendor(r: CompareRow) -> str | None:
+    gpu = catalog().get(r.gpu_id)
+    return gpu.vendor if gpu else None
+
+
+def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis, basis: Basis) -> list[Note]:
+    p = rows[order[0]]
+    nxt = rows[order[1]] if len(order) > 1 else None
+    firsts = (_near_tie(p, nxt, axis), _all_fit(rows, order, axis), _fit_reason(p), _budget_reason(job, p))
+    out = [n for n in firsts if n]
+    if axis in ("methods", "precisions"):
+        out.append(_quality_reason(p))
+    if nxt is not None and p.count and nxt.count and p.count < nxt.count:
+        code = "cmp_one_card_enough" if p.count == 1 else "cmp_fewer_cards"
+        out.append(note(code, count=p.count, other=nxt.count))
+    out += _superlatives(job, rows, order, axis, basis)
+    others = [rows[i] for i in order[1:]]
+    training = p.mode not in (None, "inference")
+    if training and _vendor(p) == "nvidia" and any(_vendor(r) != "nvidia" for r in others):
+        out.append(note("cuda_for_training"))
+    if p.ecc and any(not r.ecc for r in others):
+        out.append(note("cmp_pick_ecc"))
+    if (p.count or 1) > 1 and p.link_kind in ("nvlink", "infinity_fabric", "ethernet"):
+        out.append(note(f"cmp_link_{p.link_kind}", count=p.count, gbs=p.link_gbs or 0))
+    return out
+
+
+def _cost_diff(job: _Job, r: CompareRow, p: CompareRow, basis: Basis) -> Note | None:
+    mine, theirs = _cost(r, basis), _cost(p, basis)
+    if math.isinf(mine) or math.isinf(theirs) or abs(mine - theirs) < _MARGIN * theirs:
+        return None
+    code = ("costs_more" if mine > theirs else "costs_less") if basis == "buy" else None
+    code = code or ("cmp_rent_more" if mine > theirs else "cmp_rent_less")
+    return note(code, amount=abs(mine - theirs), currency=job.req.currency)
+
+
+def _way_diff(r: CompareRow, p: CompareRow) -> Note | None:
+    """What a different way of running the job trades: quality one way or the other."""
+    if _quality(r) < _quality(p):
+        return note("cmp_offers_quality")
+    if r.mode == "qlora" and p.mode != "qlora":
+        return note("qlora_tradeoff")
+    if r.precision and r.precision != p.precision and resolve_precision(r.precision).kind != "float":
+        return note("quantized_weights", precision=r.precision)
+    return None
+
+
+def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Basis) -> list[Note]:
+    """How a row the verdict did not pick differs from the pick."""
+    if r.error:
+        return [note("cmp_error", text=r.error)]
+    if r.count is None:
+        return [note("cmp_fits_nowhere")]
+    out: list[Note] = []
+    if r.tokens_per_s_per_user is not None and r.tokens_per_s_per_user < advice.min_chat_speed():
+        out.append(note("cmp_too_slow", tps=r.tokens_per_s_per_user, floor=advice.min_chat_speed()))
+    if p.count and r.count > p.count:
+        out.append(note("cmp_needs_more_cards", count=r.count))
+    if axis in ("methods", "precisions"):
+        out.append(_way_diff(r, p))
+    out.append(_cost_diff(job, r, p, basis))
+    if r.over_budget_by:
+        out.append(note("over_budget", amount=r.over_budget_by, currency=job.req.currency))
+    ratio = _pct(_speed_of(r, axis), _speed_of(p, axis))
+    if ratio is not None and ratio >= 100:
+        out.append(note("cmp_times_faster", times=ratio / 100 + 1))
+    elif ratio is not None and abs(ratio) >= 5:
+        out.append(note("faster_by" if ratio > 0 else "slower_by", pct=abs(ratio)))
+    room = r.vram_gib * r.count - p.vram_gib * (p.count or 1)
+    if axis in ("gpus", "cards") and abs(room) >= 4:
+        out.append(note("more_memory" if room > 0 else "less_memory", gib=abs(room)))
+    if r.ecc != p.ecc and axis in ("gpus", "cards"):
+        out.append(note("cmp_has_ecc" if r.ecc else "cmp_no_ecc"))
+    return [n for n in out if n][:_MAX_OTHER_NOTES]
+
+
+def _verdict(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> CompareVerdict:
+    order = _order(job, rows, axis, basis)
+    rest = [i for i in range(len(rows)) if i not in order]
+    if not order:
+        others = [
+            OtherRow(index=i, label=r.label, notes=_other_notes(job, r, r, axis, basis)) for i, r in enumerate(rows)
+        ]
+        return CompareVerdict(pick=None, label=None, reasons=[note("cmp_nothing_fits")], others=others, order=rest)
+    p = rows[order[0]]
+    others = [
+        OtherRow(index=i, label=rows[i].label, notes=_other_notes(job, rows[i], p, axis, basis))
+        for i in [*order[1:], *rest]
+    ]
+    return CompareVerdict(
+        pick=order[0],
+        label=p.label,
+        gpu=p.gpu,
+        gpu_id=p.gpu_id,
+        reasons=_pick_reasons(job, rows, order, axis, basis),
+        others=others,
+        order=[*order, *rest],
+    )
+
+
+# ---- the tool -----------------------------------------------------------------------------------------------
+
+
+def _assumptions(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> list[Note]:
+    req, w = job.req, job.req.workload
+    out: list[Note] = []
+    if axis == "cards":
+        out.append(note("cmp_no_workload"))
+    else:
+        out.append(note("fit_rule", headroom=default_headroom()))
+    if w is not None and "context_tokens" not in w.model_fields_set:
+        training = w.mode != "inference"
+        code = "default_context_training" if training else "default_context"
+        out.append(note(code, tokens=advice.default_context(w.mode, personal=job.personal)))
+    out += list({n.code: n for n in job.notes}.values())
+    if not req.gpus and w is not None:
+        names = ", ".join(catalog()[g].name for g in REFERENCE_GPUS)
+        out.append(note("cmp_reference_cards", cards=names))
+    out.append(note(f"cmp_ranking_{'ways' if axis in ('methods', 'precisions') else 'cards'}"))
+    out.append(note(f"cmp_basis_{basis}"))
+    if any(r.cost_per_1m_tokens for r in rows):
+        out.append(note("cmp_cost_per_token"))
+    if any((r.count or 1) > 1 for r in rows):
+        out.append(note("multi_gpu_layout"))
+    if any(r.rent_per_month for r in rows):
+        out.append(note("rent_hours", hours=job.hours))
+    if job.market == "cn":
+        out.append(note("market_cn"))
+    return out
+
+
+def _warnings(job: _Job, rows: list[CompareRow]) -> list[Note]:
+    """What about the workload itself makes every row less certain."""
+    w = job.req.workload
+    if w is None:
+        return []
+    arch = w.resolve()[0]
+    out: list[Note] = []
+    if arch.generic:
+        out.append(note("cmp_generic_model", params_b=round(arch.params / 1e9, 1)))
+    longest = max((r.context_tokens or 0 for r in rows), default=0)
+    if arch.max_context and longest > arch.max_context:
+        out.append(note("cmp_context_too_long", model=arch.name, context=longest, max=arch.max_context))
+    if any(r.error is None and r.count is None for r in rows):
+        out.append(note("cmp_some_fit_nowhere"))
+    return out
+
+
+def compare_gpus(req: CompareRequest) -> CompareResult:
+    """Every option computed (fit, memory, speed, prices, cost per 1M tokens, link, ECC), then a verdict."""
+    targets = _targets(req)
+    axis = _axis(req)
+    job = _Job(
+        req=req,
+        book=load_prices(),
+        market=req.market or ("cn" if req.currency == "CNY" else "global"),
+        hours=req.hours_per_month or tco_defaults()["hours_per_month"] * 0.5,
+        personal=_personal(req, targets),
+        notes=[],
+    )
+    if axis == "cards":
+        rows = [_card_row(job, t) for t in targets]
+    else:
+        methods: list[Method | None] = list(req.methods) or [None]
+        precisions: list[str | None] = list(req.precisions) or [None]
+        rows = [_row(job, t, _Variant(m, p)) for t in targets for m in methods for p in precisions]
+    basis = _basis(req, rows)
+    w = req.workload
+    return CompareResult(
+        axis=axis,
+        model=w.resolve()[0].name if w else None,
+        mode=w.mode if w else None,
+        context_tokens=next((r.context_tokens for r in rows if r.context_tokens), None),
+        batch=w.batch if w else None,
+        currency=req.currency,
+        market=job.market,
+        basis=basis,
+        hours_per_month=round(job.hours, 1),
+        rows=rows,
+        verdict=_verdict(job, rows, axis, basis),
+        assumptions=_assumptions(job, rows, axis, basis),
+        warnings=_warnings(job, rows),
+    )
