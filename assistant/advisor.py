@@ -2,7 +2,9 @@
 
 The CLI, the web UI and the eval runner talk only to this class; none of them touches LangChain.
 Conversation state lives in a LangGraph checkpointer keyed by session id, so sessions never see each
-other's messages or scenario.
+other's messages or scenario. The checkpointer is the session store's (assistant/sessions.py): a SQLite
+file by default, PostgreSQL for several replicas; when the store fails, the turn is answered in a fresh
+in-memory session with a one-line notice, and the store is tried again after STORE_RETRY_S.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Iterator
 from functools import cache
@@ -36,6 +39,7 @@ from assistant.settings import Settings
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 8000
 MAX_AGENTS = 16
+STORE_RETRY_S = 30.0  # after a store failure, how long turns stay in memory before the store is tried again
 
 
 @cache
@@ -55,13 +59,68 @@ class Advisor:
     """Runs turns for sessions; one instance serves many concurrent sessions."""
 
     def __init__(self, settings: Settings | None = None) -> None:
-        from langgraph.checkpoint.memory import InMemorySaver
-
         self.settings = settings or Settings()
-        self.checkpointer = InMemorySaver()
         self._agents: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self._session_locks: dict[str, threading.Lock] = {}
+        self._store: Any = None  # the SessionStore, opened on first use
+        self._store_lock = threading.Lock()
+        self._retry_at = 0.0
+        self._told: set[str] = set()  # sessions already told that they are not saved
+        self.sessions_notice: str | None = None  # why the latest turn was not saved, for the CLI
+
+    # ---- sessions --------------------------------------------------------------------------------
+    @property
+    def checkpointer(self) -> Any:
+        return self.sessions().checkpointer
+
+    def sessions(self) -> Any:
+        """The session store: the configured one, or a fresh in-memory one while that fails."""
+        with self._store_lock:
+            store = self._store
+            if store is not None and (store.notice is None or time.monotonic() < self._retry_at):
+                return store
+            from assistant.sessions import SessionStoreError, memory_store, open_store
+
+            try:
+                fresh = open_store(self.settings)
+            except SessionStoreError as exc:
+                log.warning("%s", exc)
+                self._retry_at = time.monotonic() + STORE_RETRY_S
+                if store is not None:  # still failing: keep the in-memory sessions of the meantime
+                    return store
+                fresh = memory_store(str(exc), self.settings.sessions_max_age_days, self.settings.sessions_max_count)
+            self._switch_store(fresh)
+            return fresh
+
+    def _switch_store(self, store: Any) -> None:
+        old, self._store = self._store, store
+        with self._lock:
+            self._agents.clear()  # compiled with the old checkpointer
+            self._told.clear()
+        if old is not None:
+            try:
+                old.close()
+            except Exception:  # a failed store may not close cleanly; nothing of it is used any more
+                log.debug("closing the session store failed", exc_info=True)
+
+    def _store_failed(self, store: Any, exc: Exception) -> str | None:
+        """After an exception in a turn: if the store is what failed, fall back to memory; its message."""
+        from assistant.sessions import is_store_error, memory_store
+
+        if not is_store_error(exc):
+            return None
+        reason = store.check()
+        if reason is None:
+            return None  # the store works: something else failed
+        log.warning("%s", reason)
+        with self._store_lock:
+            if self._store is store:
+                self._retry_at = time.monotonic() + STORE_RETRY_S
+                self._switch_store(
+                    memory_store(reason, self.settings.sessions_max_age_days, self.settings.sessions_max_count)
+                )
+        return reason
 
     # ---- agents ----------------------------------------------------------------------------------
     def _agent(self, provider: str, settings: Settings) -> Any:
@@ -74,6 +133,7 @@ class Advisor:
             default=str,
         )
         key = hashlib.blake2b(fields.encode("utf-8"), digest_size=16).hexdigest()
+        checkpointer = self.checkpointer
         with self._lock:
             if key in self._agents:
                 self._agents.move_to_end(key)
@@ -86,7 +146,7 @@ class Advisor:
 
                 model = build_chat_model(settings.model_copy(update={"provider": provider}), OfflinePlanner)
                 self._agents[key] = create_agent(
-                    model, tools=as_langchain_tools(), system_prompt=system_prompt(), checkpointer=self.checkpointer
+                    model, tools=as_langchain_tools(), system_prompt=system_prompt(), checkpointer=checkpointer
                 )
                 while len(self._agents) > MAX_AGENTS:
                     self._agents.popitem(last=False)
@@ -108,7 +168,28 @@ class Advisor:
             yield ErrorEvent(message="empty message", kind="input")
             return
         with self._session_lock(session_id):
-            yield from self._turn(session_id, text, provider, settings)
+            store = self.sessions()
+            try:
+                yield from self._noticed(session_id, store)
+                yield from self._turn(session_id, text, provider, settings)
+            except Exception as exc:
+                reason = self._store_failed(store, exc)
+                if reason is None:
+                    raise
+                self.sessions_notice = reason
+                yield ErrorEvent(message=reason, kind="sessions")
+                self._told.add(session_id)
+                yield from self._turn(session_id, text, provider, settings)  # in a fresh in-memory session
+
+    def _noticed(self, session_id: str, store: Any) -> Iterator[Event]:
+        """Tell a session once that its turns are not being saved (the store failed)."""
+        if store.notice is None:
+            self.sessions_notice = None
+            return
+        self.sessions_notice = store.notice
+        if session_id not in self._told:
+            self._told.add(session_id)
+            yield ErrorEvent(message=store.notice, kind="sessions")
 
     def ask(
         self, session_id: str, text: str, provider: str | None = None, settings: Settings | None = None
@@ -126,14 +207,14 @@ class Advisor:
         return final
 
     def scenario(self, session_id: str) -> Scenario:
-        return scenario_from_messages(self._messages(session_id))
+        """The session's scenario, rebuilt from its saved messages (so also after a restart)."""
+        return scenario_from_messages(self._saved_messages(session_id))
 
     def history(self, session_id: str) -> list[tuple[str, str]]:
-        out = []
-        for m in self._messages(session_id):
-            if m.type == "human" or (m.type == "ai" and not getattr(m, "tool_calls", None) and m.content):
-                out.append(("user" if m.type == "human" else "assistant", str(m.content)))
-        return out
+        """The session's questions and answers, from the session store (so also after a restart)."""
+        from assistant.sessions import conversation
+
+        return conversation(self._saved_messages(session_id))
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the knowledge base (embedding model,
@@ -145,14 +226,20 @@ class Advisor:
             get_retriever().refresh()
         except Exception as exc:  # the chat reports knowledge errors when it needs the store
             log.warning("knowledge base not ready: %s", exc)
-        session = f"__warm-up-{id(self)}"
+        session = f"__warm-up-{uuid.uuid4().hex}"  # private: never indexed; unique across replicas
         try:
             self.ask(session, "How much memory to QLoRA fine-tune Qwen2.5-7B on an RTX 4090?", provider="offline")
         finally:
             self.reset(session)
 
     def reset(self, session_id: str) -> None:
-        self.checkpointer.delete_thread(session_id)
+        """Forget a session: its messages and scenario, in the session store too."""
+        store = self.sessions()
+        try:
+            store.delete(session_id)
+        except Exception as exc:
+            if self._store_failed(store, exc) is None:
+                raise
         with self._lock:
             lock = self._session_locks.get(session_id)
             if lock is not None and not lock.locked():  # a closed tab's session: nothing of it stays
@@ -160,10 +247,23 @@ class Advisor:
 
     # ---- internals -------------------------------------------------------------------------------
     def _messages(self, session_id: str) -> list[Any]:
-        snapshot = self.checkpointer.get_tuple({"configurable": {"thread_id": session_id}})
-        if snapshot is None:
+        return self.sessions().messages(session_id)
+
+    def _saved_messages(self, session_id: str) -> list[Any]:
+        """The messages, or none when the store fails (which then falls back to memory)."""
+        store = self.sessions()
+        try:
+            return store.messages(session_id)
+        except Exception as exc:
+            if self._store_failed(store, exc) is None:
+                raise
             return []
-        return list(snapshot.checkpoint.get("channel_values", {}).get("messages", []))
+
+    def _record(self, session_id: str) -> None:
+        """Index the session after a turn (title, turns, last activity) and apply retention."""
+        with self._lock:
+            active = {sid for sid, lock in self._session_locks.items() if lock.locked()}
+        self.sessions().saved(session_id, self._messages(session_id), keep=active)
 
     def _turn(self, session_id: str, text: str, provider: str, settings: Settings) -> Iterator[Event]:
         from langchain_core.messages import HumanMessage
@@ -178,9 +278,12 @@ class Advisor:
         except Exception as exc:  # any provider failure becomes a message, never a traceback
             from assistant.providers import describe_llm_failure, endpoint_of
 
+            if self._store_broken(exc):
+                raise  # stream_turn answers in a fresh in-memory session
             failure = describe_llm_failure(exc, endpoint=endpoint_of(settings), timeout_s=settings.timeout_s)
             yield ErrorEvent(message=failure.message, kind=failure.kind)
             if not (settings.fallback_offline and provider != "offline"):
+                self._record(session_id)
                 yield self._final_from_error(session_id, text, provider, [failure.message])
                 return
             fell_back = True
@@ -199,7 +302,14 @@ class Advisor:
                     self._repair_thread(session_id, before, text)
                     yield from self._run_graph(self._agent("offline", settings), None, config)
                     provider, fell_back = "offline", True
-        yield self._final(session_id, before, provider, start, fell_back)
+        final = self._final(session_id, before, provider, start, fell_back)
+        self._record(session_id)
+        yield final
+
+    def _store_broken(self, exc: Exception) -> bool:
+        from assistant.sessions import is_store_error
+
+        return is_store_error(exc) and self.sessions().check() is not None
 
     def _run_graph(self, agent: Any, inputs: dict | None, config: dict) -> Iterator[Event]:
         pending: dict[str, tuple[str, float]] = {}

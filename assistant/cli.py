@@ -166,8 +166,6 @@ def models(
     as_json: JsonOpt = False,
 ) -> None:
     """List the model registry (architectures from config.json, parameter counts computed)."""
-    from rich.table import Table
-
     from tools.models import registry, resolve_model
 
     rows = list(registry().values())
@@ -197,24 +195,9 @@ def models(
             )
         )
         return
-    table = Table(title=f"{len(rows)} models", header_style="bold")
-    for col in ("id", "params (B)", "active (B)", "layers", "hidden", "heads/kv", "ctx", "notes"):
-        table.add_column(col, justify="right" if col not in ("id", "notes") else "left")
-    for a in rows:
-        extra = "MLA" if a.mla else ""
-        if a.moe:
-            extra = (extra + " " if extra else "") + f"MoE {a.moe.num_experts}e top-{a.moe.experts_per_token}"
-        table.add_row(
-            a.id,
-            f"{a.params / 1e9:.2f}",
-            f"{a.active_params / 1e9:.2f}",
-            str(a.num_layers),
-            str(a.hidden_size),
-            f"{a.num_attention_heads}/{a.num_key_value_heads}",
-            f"{a.max_context or '-':,}" if a.max_context else "-",
-            extra,
-        )
-    console.print(table)
+    from assistant import render
+
+    render.models(console, rows)
 
 
 CurrencyOpt = Annotated[str, typer.Option(help="CNY or USD")]
@@ -479,7 +462,10 @@ def _settings(provider: str | None, base_url: str | None, api_key: str | None):
 def ask(
     question: Annotated[str, typer.Argument(help="Your question, in Chinese or English")],
     provider: ProviderOpt = None,
-    session: Annotated[str, typer.Option(help="Session id (keeps the scenario between calls in one process)")] = "cli",
+    session: Annotated[
+        str | None,
+        typer.Option(help="Session name: the conversation is saved, and a later `ask --session NAME` continues it"),
+    ] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="API key (or GPU_ADVISOR_API_KEY)")] = None,
     as_json: JsonOpt = False,
@@ -488,7 +474,15 @@ def ask(
     from assistant.advisor import Advisor
 
     settings = _settings(provider, base_url, api_key)
-    final = Advisor(settings).ask(session, question)
+    if session is None:  # a one-off question: nothing to continue, nothing to save
+        settings = settings.model_copy(update={"sessions_url": "memory"})
+    import logging
+
+    logging.getLogger("assistant.advisor").addHandler(logging.NullHandler())  # a store notice is printed once, below
+    advisor = Advisor(settings)
+    final = advisor.ask(session or "cli", question)
+    if advisor.sessions_notice:
+        print(f"warning: {advisor.sessions_notice}", file=sys.stderr)
     if as_json:
         print(
             json.dumps(
@@ -506,11 +500,9 @@ def ask(
             )
         )
         return
-    from rich.markdown import Markdown
+    from assistant import render
 
-    for call in final.tool_calls:
-        console.print(f"[dim]tool {call.name}({json.dumps(call.args, ensure_ascii=False)[:160]})[/]")
-    console.print(Markdown(final.answer))
+    render.answer(console, final)
     if final.grounding.untraceable:
         console.print(f"[yellow]untraceable numbers:[/] {', '.join(final.grounding.untraceable)}")
 
@@ -537,12 +529,11 @@ def chat(
 
         serve(settings=settings, host=host, port=port, auth=auth, share=share, in_process=in_process)
         return
-    from rich.markdown import Markdown
-
+    from assistant import render
     from assistant.advisor import Advisor
     from assistant.events import ErrorEvent, FinalEvent, ToolCallEvent, ToolResultEvent
 
-    advisor = Advisor(settings)
+    advisor = Advisor(settings.model_copy(update={"sessions_url": "memory"}))  # each terminal chat starts afresh
     session = "terminal"
     console.print("GPU Advisor — ask in Chinese or English; empty line or Ctrl-D to quit.")
     while True:
@@ -560,7 +551,7 @@ def chat(
             elif isinstance(event, ErrorEvent):
                 console.print(f"[yellow]{event.message}[/]")
             elif isinstance(event, FinalEvent):
-                console.print(Markdown(event.answer))
+                render.answer(console, event, tool_calls=False)
 
 
 @app.command(name="eval")
@@ -583,7 +574,8 @@ def eval_cmd(
 
     settings = _settings(provider, base_url, api_key)
     try:
-        result = run_eval(scenarios or None, provider=settings.provider, advisor=Advisor(settings))
+        unsaved = settings.model_copy(update={"sessions_url": "memory"})  # eval sessions are not the user's
+        result = run_eval(scenarios or None, provider=settings.provider, advisor=Advisor(unsaved))
     except (FileNotFoundError, ValueError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
@@ -657,8 +649,10 @@ def references(
 
 
 from assistant.cli_knowledge import register as register_knowledge  # noqa: E402  (ingest, search)
+from assistant.cli_sessions import register as register_sessions  # noqa: E402  (sessions list|show|delete)
 
 register_knowledge(app)
+register_sessions(app)
 
 
 def main() -> None:

@@ -117,6 +117,9 @@ def ingest(
             reports.append(
                 ingest_paths(paths, store=store, collection=collection, replace=replace, force=force, progress=bar)
             )
+        from knowledge.retrieval import Retriever
+
+        Retriever(store=store, auto_ingest_guides=False).index()  # saves the BM25 corpora: later asks start fast
     except errors as exc:
         bar.close()
         _fail(str(exc), as_json)
@@ -132,7 +135,12 @@ def ingest(
 def search(
     query: Annotated[str, typer.Argument(help="What to look up, in Chinese or English")],
     k: Annotated[int, typer.Option("-k", "--top", min=1, max=50, help="How many passages")] = 5,
-    mode: Annotated[str, typer.Option("--mode", help="hybrid | dense | bm25")] = "hybrid",
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode", help="auto (BM25 on the guides alone, hybrid with your documents) | hybrid | dense | bm25"
+        ),
+    ] = "auto",
     collection: Annotated[
         list[str] | None, typer.Option("--collection", "-c", help="Search only these collections (repeatable)")
     ] = None,
@@ -149,16 +157,19 @@ def search(
     errors = _user_errors()
     try:
         retriever = Retriever(KnowledgeConfig.resolve(data_dir=data_dir))
-        if not as_json and guides_need_ingest(retriever.store, retriever.embedder):
+        fresh = retriever.guides_current() or not guides_need_ingest(retriever.store, retriever.embedder)
+        if not as_json and not fresh:
             err_console.print("[dim]indexing the bundled guides (first use, takes a minute)…[/]")
         passages = retriever.search(query, k=k, mode=mode, collections=collection or None, lang=lang)  # type: ignore[arg-type]
     except errors as exc:
         _fail(str(exc), as_json)
     qlang = lang or detect_lang(query)
+    searched_as = mode if mode != "auto" else ("hybrid" if any(p.dense_rank for p in passages) else "bm25")
     if as_json:
         payload = {
             "query": query,
             "mode": mode,
+            "searched_as": searched_as,
             "lang": qlang,
             "k": k,
             "passages": [p.model_dump(mode="json") for p in passages],
@@ -170,7 +181,8 @@ def search(
         return
     from rich.table import Table
 
-    table = Table(title=f"{mode} search: {escape(query)}", header_style="bold", show_lines=True)
+    shown = mode if mode == searched_as else f"{mode} ({searched_as})"
+    table = Table(title=f"{shown} search: {escape(query)}", header_style="bold", show_lines=True)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("doc id / section")

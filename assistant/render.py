@@ -1,20 +1,117 @@
-"""Human-readable tables for calculator results (rich)."""
+"""Human-readable tables for calculator results, and assistant answers, in the terminal (rich)."""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+import json
+from collections.abc import Sequence
+from typing import Any
 
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+from tools.notes import Note
 from tools.speed import SpeedResult
 from tools.vram import VramResult
 
+LONGEST_KEPT_WORD = 24  # cells: a longer word (a URL, a run of Chinese) may fold; an id column never does
+# Full borders first; when they leave a column less than its longest word, a header rule only.
+_TABLE_STYLES: tuple[dict[str, Any], ...] = (
+    {"box": box.HEAVY_HEAD},
+    {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False, "collapse_padding": True},
+)
 
-def _notes(console: Console, assumptions: list[str], warnings: list[str]) -> None:
+
+def _longest_word(texts: Sequence[str]) -> int:
+    return max((cell_len(word) for t in texts for word in t.split()), default=1)
+
+
+def _column_widths(
+    columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]], whole: int | None, room: int
+) -> list[int] | None:
+    """Column widths that fit `room` cells: every column at least its longest word (column `whole`: its longest
+    cell), the room left shared fairly among what the columns would like. None when even that is too wide."""
+    natural, least = [], []
+    for i, (header, _) in enumerate(columns):
+        cells = [header, *(row[i] for row in rows)]
+        natural.append(max(cell_len(line) for cell in cells for line in cell.splitlines() or [""]))
+        least.append(natural[-1] if i == whole else min(_longest_word(cells), LONGEST_KEPT_WORD, natural[-1]))
+    if sum(least) > room:
+        return None
+    if sum(natural) <= room:
+        return natural
+    widths, spare = list(least), room - sum(least)
+    wants = sorted(range(len(widths)), key=lambda i: natural[i] - least[i])
+    for k, i in enumerate(wants):  # the modest columns get all they want, the wide ones share the rest
+        give = min(natural[i] - least[i], spare // (len(wants) - k))
+        widths[i] += give
+        spare -= give
+    return widths
+
+
+def _frame(style: dict[str, Any], columns: int) -> int:
+    """Cells a table style spends on borders and padding around `columns` columns."""
+    probe = Table(**style)
+    for _ in range(columns):
+        probe.add_column(width=1)
+    return Measurement.get(Console(width=10_000), Console(width=10_000).options, probe).maximum - columns
+
+
+def print_table(
+    console: Console,
+    title: str | None,
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[Sequence[str]],
+    whole: int | None = 0,
+) -> None:
+    """Print `rows` under `columns` ((header, justify) pairs) without cutting a word or a number.
+
+    Column `whole` (an id) stays on one line; the others wrap at spaces and never get narrower than their
+    longest word. When that does not fit the terminal even with light borders, each row becomes a block.
+    """
+    for style in _TABLE_STYLES:
+        widths = _column_widths(columns, rows, whole, console.width - _frame(style, len(columns)))
+        if widths is None:
+            continue
+        table = Table(title=title, header_style="bold", **style)
+        for i, ((header, justify), width) in enumerate(zip(columns, widths, strict=True)):
+            table.add_column(header, justify=justify, width=width, no_wrap=i == whole, overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        console.print(table)
+        return
+    _print_blocks(console, title, columns, rows, whole)
+
+
+def _print_blocks(
+    console: Console, title: str | None, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]], whole
+) -> None:
+    """Rows as blocks (a terminal too narrow for the table): the id on its line, then a line per field."""
+    if title:
+        console.print(Text(title, style="bold"))
+    for row in rows:
+        head = row[whole] if whole is not None else ""
+        if head:
+            console.print(Text(head, style="bold"))
+        for i, ((header, _), value) in enumerate(zip(columns, row, strict=True)):
+            if i != whole and value:
+                console.print(Text(f"  {header}: {value}" if header else f"  {value}"))
+
+
+def _notes(console: Console, assumptions: Sequence[Note | str], warnings: Sequence[Note | str]) -> None:
+    """Warnings, then assumptions: the calculator commands print in English (a note's text)."""
     for w in warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {_text(w)}")
     console.print("[dim]assumptions:[/]")
     for a in assumptions:
-        console.print(f"[dim]  - {a}[/]")
+        console.print(f"[dim]  - {_text(a)}[/]")
+
+
+def _text(item: Note | str) -> str:
+    return item.text if isinstance(item, Note) else item
 
 
 def vram(console: Console, r: VramResult) -> None:
@@ -62,15 +159,37 @@ def speed(console: Console, r: SpeedResult) -> None:
     _notes(console, r.assumptions, r.warnings)
 
 
+def models(console: Console, rows: Sequence[Any]) -> None:
+    """The model registry: ids whole, the architecture in one column that wraps."""
+    table_rows = []
+    for a in rows:
+        shape = [
+            f"{a.num_layers} layers",
+            f"hidden {a.hidden_size}",
+            f"{a.num_attention_heads}/{a.num_key_value_heads} heads",
+        ]
+        if a.mla:
+            shape.append("MLA")
+        if a.moe:
+            shape.append(f"MoE {a.moe.num_experts}e top-{a.moe.experts_per_token}")
+        table_rows.append(
+            [
+                a.id,
+                f"{a.params / 1e9:.2f}",
+                f"{a.active_params / 1e9:.2f}",
+                f"{a.max_context:,}" if a.max_context else "-",
+                ", ".join(shape),
+            ]
+        )
+    columns = [("id", "left"), ("params (B)", "right"), ("active (B)", "right"), ("context", "right")]
+    print_table(console, f"{len(rows)} models", [*columns, ("architecture (heads: query/KV)", "left")], table_rows)
+
+
 def gpus(console: Console, r) -> None:
-    table = Table(
-        title=f"{r.matched} GPUs match" + (f" (showing {len(r.gpus)})" if r.matched > len(r.gpus) else ""),
-        header_style="bold",
-    )
-    for col in ("GPU", "GiB", "GB/s", "BF16 TF", "FP8 TF", "NVLink", "ECC", "TDP W", "price", "per GiB"):
-        table.add_column(col, justify="left" if col == "GPU" else "right")
-    for g in r.gpus:
-        table.add_row(
+    title = f"{r.matched} GPUs match" + (f" (showing {len(r.gpus)})" if r.matched > len(r.gpus) else "")
+    headers = ("GPU", "GiB", "GB/s", "BF16 TF", "FP8 TF", "NVLink", "ECC", "TDP W", "price", "per GiB")
+    rows = [
+        [
             g.name.replace("NVIDIA ", ""),
             f"{g.usable_gib:g}",
             f"{g.bandwidth_gbs:,.0f}",
@@ -81,8 +200,11 @@ def gpus(console: Console, r) -> None:
             _num(g.tdp_w),
             f"{g.price:,.0f} {g.currency}" if g.price else "-",
             f"{g.price_per_gib:,.0f}" if g.price_per_gib else "-",
-        )
-    console.print(table)
+        ]
+        for g in r.gpus
+    ]
+    columns = [(h, "left" if h == "GPU" else "right") for h in headers]
+    print_table(console, title, columns, rows, whole=None)  # names wrap between words, never inside one
     _notes(console, r.assumptions, r.warnings)
 
 
@@ -110,7 +232,7 @@ def gpu_specs(console: Console, r) -> None:
         table.add_row(label, *[_num(getattr(g, key)) for g in r.gpus])
     console.print(table)
     for d in r.differences:
-        console.print(f"- {d}")
+        console.print(f"- {_text(d)}")
     _notes(console, r.assumptions, r.warnings)
 
 
@@ -166,21 +288,65 @@ def recommend(console: Console, r) -> None:
         for s in r.suggestions:
             console.print(f"  - {s.text}")
     if picks:
-        table = Table(header_style="bold")
-        for col in ("", "option", "GiB/GPU", "tokens/s", "cost", "gives up"):
-            table.add_column(col, overflow="fold")
+        rows = []
         for p in picks:
             cost = f"{money(p.hourly or 0, p.currency)}/h" if p.deployment == "cloud" else money(p.spend, p.currency)
-            table.add_row(
-                p.label or "",
-                f"{p.count}x {p.gpu} ({p.condition}, {p.mode} {p.precision})",
-                f"{p.memory_per_gpu_gib:.1f} of {p.usable_gib_per_gpu:g}",
-                _num(p.tokens_per_s),
-                cost,
-                "; ".join(n.text for n in p.gives_up) or "; ".join(n.text for n in p.reasons[:2]),
+            rows.append(
+                [
+                    p.label or "",
+                    f"{p.count}x {p.gpu} ({p.condition}, {p.mode} {p.precision})",
+                    f"{p.memory_per_gpu_gib:.1f} of {p.usable_gib_per_gpu:g}",
+                    _num(p.tokens_per_s),
+                    cost,
+                    "; ".join(n.text for n in p.gives_up) or "; ".join(n.text for n in p.reasons[:2]),
+                ]
             )
-        console.print(table)
+        headers = ("", "option", "GiB/GPU", "tokens/s", "cost", "gives up")
+        print_table(console, None, [(h, "left") for h in headers], rows, whole=None)
     _notes(console, [n.text for n in r.assumptions], [n.text for n in r.warnings])
+
+
+# ---- assistant answers ------------------------------------------------------------------------------------------
+
+
+def tool_call_line(name: str, args: dict) -> Text:
+    """`tool NAME({...})` with the whole JSON: the terminal wraps it, nothing is cut."""
+    return Text(f"tool {name}({json.dumps(args, ensure_ascii=False)})", style="dim")
+
+
+def _source_markers() -> tuple[str, ...]:
+    """How the planner starts its sources list and its 'Background: ...' line, in both languages."""
+    from assistant.strings import catalog
+
+    strings = catalog()
+    heads = [strings["sources_head"][lang] for lang in ("en", "zh")]
+    refs = [strings["read_more"][lang].split("{refs}")[0] for lang in ("en", "zh")]
+    return tuple(m.strip() for m in heads + refs if m.strip())
+
+
+def answer_body(answer: str) -> str:
+    """The answer without the paragraphs that list its sources (the terminal prints those once, numbered)."""
+    markers = _source_markers()
+    paragraphs = answer.split("\n\n")
+    return "\n\n".join(p for p in paragraphs if not p.lstrip().startswith(markers)).strip()
+
+
+def answer(console: Console, final: Any, tool_calls: bool = True) -> None:
+    """An assistant answer: its tool calls (whole, wrapped), the text, then each source once in a numbered list."""
+    from rich.markdown import Markdown
+
+    from assistant.strings import catalog
+
+    if tool_calls:
+        for call in final.tool_calls:
+            console.print(tool_call_line(call.name, call.args))
+    console.print(Markdown(answer_body(final.answer)))
+    if final.citations:
+        console.print()
+        console.print(Text(catalog()["sources_head"][final.language], style="bold"))
+        for c in final.citations:
+            where = " — ".join(x for x in (c.title, c.section) if x)
+            console.print(Text(f"[{c.n}] {where} ({c.doc_id})"))
 
 
 def _num(value) -> str:

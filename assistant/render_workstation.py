@@ -25,7 +25,8 @@ def workstation(console: Console, plan: WorkstationPlan) -> None:
     table.add_column("item")
     table.add_column("plan")
     platform = plan.platform
-    psu = plan.psu_layout if plan.psu_required_w is None else f"{plan.psu_layout} (needs {plan.psu_required_w:,.0f} W)"
+    layout = plan.psu_layout.text
+    psu = layout if plan.psu_required_w is None else f"{layout} (needs {plan.psu_required_w:,.0f} W)"
     spikes = ", ".join(f"{window}: {watts:,.0f} W" for window, watts in plan.transient_peaks_w.items())
     circuits_ok = ", ".join(c.label for c in plan.circuits if c.fits) or "none of the listed circuits"
     lanes = (
@@ -59,7 +60,7 @@ def workstation(console: Console, plan: WorkstationPlan) -> None:
         ("CPU cores", plan.cpu_cores and str(plan.cpu_cores)),
         ("PCIe lanes", lanes),
         ("slots", slots),
-        ("NVLink", plan.nvlink_note),
+        ("NVLink", plan.nvlink_note.text),
     ]
     for label, value in rows:
         if value:
@@ -68,5 +69,5 @@ def workstation(console: Console, plan: WorkstationPlan) -> None:
     if platform:
         console.print(f"[dim]platform examples: {'; '.join(platform.examples)} (as of {platform.as_of})[/]")
     for note in plan.cooling_notes:
-        console.print(f"cooling: {note}")
+        console.print(f"cooling: {note.text}")
     _notes(console, plan.assumptions, plan.warnings)

@@ -47,6 +47,21 @@ class Settings(BaseSettings):
     fallback_offline: bool = Field(True, description="answer with the offline planner when the LLM endpoint fails")
     data_dir: Path | None = Field(None, description="where the knowledge store and uploads live (GPU_ADVISOR_DATA_DIR)")
     temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature for LLM providers")
+    sessions_url: str | None = Field(
+        None,
+        description="where conversations persist (GPU_ADVISOR_SESSIONS_URL): unset = the SQLite file "
+        "sessions.sqlite in the data dir; postgresql://user:password@host:5432/db for several replicas; "
+        "a SQLite file path; or `memory` to save nothing",
+    )
+    sessions_max_age_days: float = Field(
+        90.0, ge=0, description="delete sessions idle for longer than this many days (0 = keep them)"
+    )
+    sessions_max_count: int = Field(
+        1000, ge=0, description="keep at most this many sessions, the most recently active (0 = no limit)"
+    )
+    sessions_timeout_s: float = Field(
+        5.0, gt=0, description="seconds to wait for a locked SQLite session file or to connect to PostgreSQL"
+    )
 
     @field_validator("provider")
     @classmethod
@@ -59,6 +74,15 @@ class Settings(BaseSettings):
     @classmethod
     def _clean_base_url(cls, value: str | None) -> str | None:
         return (value.strip().rstrip("/") or None) if value is not None else None
+
+    @field_validator("sessions_url")
+    @classmethod
+    def _known_sessions_store(cls, value: str | None) -> str | None:
+        from assistant.sessions import store_kind
+
+        value = (value or "").strip() or None
+        store_kind(value)  # an unknown scheme is a clear error now, not at the first turn
+        return value
 
     @field_validator("ollama_host")
     @classmethod

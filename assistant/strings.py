@@ -32,8 +32,15 @@ def label(group: str, key: str, lang: str) -> str:
 
 
 def static_texts() -> list[str]:
-    """Fixed texts whose numbers are examples, not claims (the help message)."""
-    return [catalog()["help"]["en"], catalog()["help"]["zh"]]
+    """Fixed texts whose numbers are examples, not claims: the help message and the questions asked back
+    ("例如给公司 300 人部署 Qwen2.5-72B")."""
+    keys = ["help", *(k for k in catalog() if k.startswith("need_"))]
+    return [
+        catalog()[k][lang]
+        for k in keys
+        for lang in ("en", "zh")
+        if isinstance(catalog()[k], dict) and lang in catalog()[k]
+    ]
 
 
 class Writer:

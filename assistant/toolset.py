@@ -60,7 +60,11 @@ def _search_guides(req: SearchGuidesRequest) -> SearchResult:
     from knowledge.retrieval import search  # heavy (chromadb, sentence-transformers): imported on first use
 
     try:
-        passages = search(req.query, k=req.k, lang=req.lang)
+        passages = search(req.query, k=req.k * 2 if req.lang else req.k, lang=req.lang)
+        # An answer cites guides in its own language (every bundled guide has a zh and an en twin); the other
+        # language's passages count only when none in the answer's language matched.
+        same = [p for p in passages if p.lang == req.lang]
+        passages = (same or passages)[: req.k]
     except (AdvisorError, ValueError):  # StoreError, EmbeddingError, bad query: their messages say what to do
         raise
     except Exception as exc:  # the store failed underneath (e.g. its files changed while the app ran)

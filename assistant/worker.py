@@ -7,9 +7,11 @@ Advisor in its own process they run side by side, and a busy Advisor never stall
 
 `AdvisorProcess` has the Advisor's interface (`stream_turn`, `reset`), so the app cannot tell them
 apart. Requests and events cross a pipe (pickled in memory; an API key in a session's settings is
-never written anywhere). Every session lives in the one child, so conversations keep their history.
-If the child dies, the turns in flight end with a message, and the next turn starts a fresh child
-(the conversations it held are gone, which the message says).
+never written anywhere). Conversations live in the Advisor's session store (assistant/sessions.py: a
+SQLite file by default, PostgreSQL for several replicas), so `history` and `scenario` return them after
+a restart too. If the child dies, the turns in flight end with a message, and the next turn starts a
+fresh child, which finds the saved conversations (only an in-memory store, `GPU_ADVISOR_SESSIONS_URL=
+memory`, loses them).
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ def _factory(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+def _results(advisor: Any, method: str, args: tuple) -> Iterator[Any]:
+    """What a call sends back: each event of a turn, or the one value of `history` or `scenario`."""
+    if method == "stream_turn":
+        yield from advisor.stream_turn(*args)
+        return
+    value = getattr(advisor, method)(*args)
+    if value is not None:
+        yield value
+
+
 def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
     """The child: one Advisor, turns run on a thread pool, every message back over `conn`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the parent; the child ends when the pipe closes
@@ -69,11 +81,8 @@ def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
 
     def run(rid: int, method: str, args: tuple) -> None:
         try:
-            if method == "stream_turn":
-                for event in advisor.stream_turn(*args):
-                    send(_EVENT, rid, event)
-            else:
-                getattr(advisor, method)(*args)
+            for payload in _results(advisor, method, args):
+                send(_EVENT, rid, payload)
             send(_END, rid, None)
         except BaseException as exc:  # reported to the caller, whose UI turns it into a message
             log.exception("%s failed in the assistant process", method)
@@ -188,8 +197,8 @@ class AdvisorProcess:
                 box.put((kind, payload))
         proc.join(5)
         reason = (
-            f"the assistant process stopped (exit code {proc.exitcode}) — ask again: it restarts by itself, "
-            "without the conversations it held"
+            f"the assistant process stopped (exit code {proc.exitcode}) — ask again: it restarts by itself "
+            "and picks up the saved conversation"
         )
         with self._lock:
             if self._proc is proc:
@@ -237,3 +246,17 @@ class AdvisorProcess:
     def reset(self, session_id: str) -> None:
         for _ in self._call("reset", (session_id,)):
             pass
+
+    def history(self, session_id: str) -> list[tuple[str, str]]:
+        """The session's questions and answers, from the session store (also after a restart)."""
+        return self._value("history", (session_id,), [])
+
+    def scenario(self, session_id: str) -> Any:
+        """The session's scenario, rebuilt from its saved messages."""
+        return self._value("scenario", (session_id,), None)
+
+    def _value(self, method: str, args: tuple, default: Any) -> Any:
+        value = default
+        for _, payload in self._call(method, args):
+            value = payload
+        return value

@@ -3,9 +3,11 @@
 Benchmarks live here rather than as timed assertions in unit tests, so a slow CI machine never turns
 a correct change red. Each section records p50/p95 over repeated calls.
 
-Sections: calculators, CLI start-up, retrieval (cold ingest, no-change re-ingest, queries), the offline
-chat turn end to end, a bounded load test of the web app over loopback, and peak memory (RSS). Nothing
-touches the user's data directory: the knowledge store lives in temporary directories.
+Sections: calculators, CLI start-up, terminal questions start to exit (`gpu-advisor ask` with and without
+dense retrieval and `gpu-advisor search`, next to `gpu-advisor vram`), retrieval (cold ingest, no-change
+re-ingest, queries), the offline chat turn end to end, a bounded load test of the web app over loopback,
+and peak memory (RSS). Nothing touches the user's data directory: the knowledge store lives in temporary
+directories, and so does the cache (GPU_ADVISOR_CACHE_DIR).
 """
 
 from __future__ import annotations
@@ -104,6 +106,76 @@ def bench_cli_startup(repeats: int) -> dict:
         "heavy_imports": sorted(modules & set(HEAVY)),
         "modules_imported": len(modules),
     }
+
+
+# Terminal commands timed start to exit, each in a fresh process. The knowledge store holds only the bundled
+# guides, except for the `with_documents` store, which adds one user document: `search_guides` then always
+# fuses BM25 with the dense side (knowledge/retrieval.py, mode auto). Which path each ran is read back from
+# its --json output, so a changed guide cannot silently move a case to the other path.
+NVLINK_ZH = "RTX 4090 支持 NVLink 吗？"
+TERMINAL_CASES: dict[str, dict[str, Any]] = {
+    "vram": {"args": ["vram", "--model", "llama-3.1-8b", "--json"], "target_ms": 1000},
+    "ask_bm25": {"args": ["ask", NVLINK_ZH], "target_ms": 3000},
+    "ask_dense": {"args": ["ask", NVLINK_ZH], "target_ms": 8000, "store": "with_documents"},
+    "search": {"args": ["search", "4090 能不能用 NVLink 连两张卡"], "target_ms": 3000},
+    "search_dense": {"args": ["search", "rack power feeds"], "target_ms": 8000, "store": "with_documents"},
+}
+RACK_NOTES = "# Rack notes\n\n## Power\n\nEach rack gets two 32 A feeds at 230 V; an 8-GPU node draws about 4 kW.\n"
+
+
+def _retrieval_path(exe: Path, args: list[str], env: dict[str, str]) -> str | None:
+    """Which retrieval a terminal command ran: 'bm25' or 'hybrid' (from its --json output); None for vram."""
+    if args[0] not in ("ask", "search"):
+        return None
+    out = subprocess.run([str(exe), *args, "--json"], capture_output=True, text=True, env=env, check=True)
+    data = json.loads(out.stdout)
+    if args[0] == "search":
+        return data["searched_as"]
+    passages = [p for c in data["tool_calls"] if c["name"] == "search_guides" for p in (c["result"] or {})["passages"]]
+    return "hybrid" if any(p.get("dense_rank") for p in passages) else "bm25"
+
+
+def bench_terminal(guides_dir: Path, repeats: int) -> dict:
+    """Start-to-exit wall time of terminal commands, in rounds (each round runs every case once, so a busy
+    moment of the machine slows all of them alike), after one warm-up run of each."""
+    exe = Path(sys.executable).with_name("gpu-advisor")
+    stores = {"guides": guides_dir, "with_documents": guides_dir.with_name("with-documents")}
+    shutil.rmtree(stores["with_documents"], ignore_errors=True)
+    shutil.copytree(guides_dir, stores["with_documents"], ignore=shutil.ignore_patterns("locks"))
+    doc = stores["with_documents"] / "rack-notes.md"
+    doc.write_text(RACK_NOTES, encoding="utf-8")
+    env_of = {name: {**os.environ, "GPU_ADVISOR_DATA_DIR": str(path)} for name, path in stores.items()}
+    subprocess.run([str(exe), "ingest", str(doc)], check=True, capture_output=True, env=env_of["with_documents"])
+    samples: dict[str, list[float]] = {name: [] for name in TERMINAL_CASES}
+    for round_ in range(repeats + 1):  # round 0 warms up (bytecode, page cache, the jieba word index)
+        for name, case in TERMINAL_CASES.items():
+            start = time.perf_counter()
+            subprocess.run(
+                [str(exe), *case["args"]], check=True, capture_output=True, env=env_of[case.get("store", "guides")]
+            )
+            if round_:
+                samples[name].append((time.perf_counter() - start) * 1000)
+    return {
+        name: {
+            **_percentiles(samples[name]),
+            "target_ms": case["target_ms"],
+            "retrieval": _retrieval_path(exe, case["args"], env_of[case.get("store", "guides")]),
+            "command": "gpu-advisor " + " ".join(case["args"]),
+        }
+        for name, case in TERMINAL_CASES.items()
+    }
+
+
+def _guides_store(tmp: Path, chat_dir: Path) -> Path:
+    """A data dir holding the ingested guides: a copy of the chat bench's, or a fresh `gpu-advisor ingest --guides`."""
+    target = tmp / "terminal-data"
+    if chat_dir.exists():
+        shutil.copytree(chat_dir, target, ignore=shutil.ignore_patterns("locks"))
+    else:
+        exe = Path(sys.executable).with_name("gpu-advisor")
+        env = {**os.environ, "GPU_ADVISOR_DATA_DIR": str(target)}
+        subprocess.run([str(exe), "ingest", "--guides"], check=True, capture_output=True, env=env)
+    return target
 
 
 def peak_rss_mib() -> float:
@@ -422,9 +494,10 @@ def _load_run(
     }
 
 
-def _print_table(results: dict) -> None:
-    print(f"{'benchmark':28s} {'p50 ms':>10s} {'p95 ms':>10s} {'target':>10s}")
+def _latency_rows(results: dict) -> list[tuple[str, dict]]:
     rows = [*results["calculators"].items(), ("cli_startup (vram)", results["cli_startup"])]
+    for name, row in results.get("terminal", {}).items():
+        rows.append((f"terminal {name} ({row['retrieval'] or '-'})", {**row, "target_p50_ms": row["target_ms"]}))
     if "retrieval" in results:
         for mode, row in results["retrieval"]["query_latency"].items():
             rows.append((f"retrieval query ({mode})", {**row, "target_p50_ms": 50.0 if mode == "hybrid" else None}))
@@ -434,9 +507,14 @@ def _print_table(results: dict) -> None:
         rows.append(("web turn, 20 users paced", {**results["web_load"], "target_p50_ms": "p95 2000"}))
         if results["web_load"].get("burst", {}).get("p50_ms") is not None:
             rows.append(("web turn, 20 users burst", {**results["web_load"]["burst"], "target_p50_ms": "p95 2000"}))
-    for name, row in rows:
+    return rows
+
+
+def _print_table(results: dict) -> None:
+    print(f"{'benchmark':32s} {'p50 ms':>10s} {'p95 ms':>10s} {'target':>10s}")
+    for name, row in _latency_rows(results):
         target = row.get("target_p50_ms")
-        print(f"{name:28s} {row['p50_ms']:10.3f} {row['p95_ms']:10.3f} {target if target else '-':>10}")
+        print(f"{name:32s} {row['p50_ms']:10.3f} {row['p95_ms']:10.3f} {target if target else '-':>10}")
     print(f"heavy imports on the CLI start-up path: {results['cli_startup']['heavy_imports'] or 'none'}")
     if "retrieval" in results:
         r = results["retrieval"]
@@ -474,7 +552,10 @@ def main() -> None:
     parser.add_argument("--startups", type=int, default=10)
     parser.add_argument("--chat-rounds", type=int, default=5, help="Rounds over the 10 chat questions")
     parser.add_argument("--sessions", type=int, default=20, help="Concurrent web sessions in the load test")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["retrieval", "chat", "web"], help="Sections to skip")
+    parser.add_argument("--terminal-rounds", type=int, default=5, help="Rounds over the terminal commands")
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["retrieval", "chat", "web", "terminal"], help="Sections to skip"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -485,10 +566,13 @@ def main() -> None:
         "cli_startup": bench_cli_startup(args.startups),
     }
     tmp = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
+    os.environ["GPU_ADVISOR_CACHE_DIR"] = str(tmp / "cache")
     try:
         chat_dir = tmp / "chat-data"
         if "chat" not in args.skip:
             results["chat"] = bench_chat(chat_dir, args.chat_rounds)
+        if "terminal" not in args.skip:
+            results["terminal"] = bench_terminal(_guides_store(tmp, chat_dir), args.terminal_rounds)
         if "web" not in args.skip:
             if importlib.util.find_spec("assistant.web") is None or importlib.util.find_spec("gradio_client") is None:
                 results["web_load"] = {"skipped": "assistant.web or gradio_client is not installed"}

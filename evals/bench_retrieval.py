@@ -30,7 +30,9 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def bench_retrieval(tmp_dir: str | Path, modes: tuple[str, ...] = ("hybrid", "bm25", "dense")) -> dict[str, Any]:
+def bench_retrieval(
+    tmp_dir: str | Path, modes: tuple[str, ...] = ("auto", "hybrid", "bm25", "dense")
+) -> dict[str, Any]:
     """Time a cold ingest of the bundled guides, a no-change re-ingest, and queries in each mode."""
     from evals.retrieval_eval import load_queries
     from knowledge.embeddings import get_embedder

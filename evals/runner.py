@@ -40,6 +40,9 @@ class TurnResult(BaseModel):
     tool_calls: list[dict[str, Any]]
     checks: list[CheckResult]
     untraceable: list[str]
+    language_violations: list[str] = Field(
+        default_factory=list, description="Stretches of the answer not in the user's language (language check)"
+    )
     latency_ms: float
 
     @property
@@ -55,6 +58,10 @@ class ScenarioResult(BaseModel):
     turns: list[TurnResult]
     passed: bool
     error: str | None = None
+
+    @property
+    def language_violations(self) -> int:
+        return sum(len(t.language_violations) for t in self.turns)
 
 
 class EvalReport(BaseModel):
@@ -72,6 +79,11 @@ class EvalReport(BaseModel):
     )
     untraceable_numbers: int
     answers_with_untraceable: int
+    language_violations: int = Field(default=0, description="Language-check violations over all answers")
+    answers_with_language_violations: int = 0
+    language_violations_by_scenario: dict[str, int] = Field(
+        default_factory=dict, description="Scenario id -> violations, for the scenarios that have any"
+    )
     latency_ms_p50: float
     latency_ms_p95: float
     results: list[ScenarioResult]
@@ -210,6 +222,14 @@ def score_turn(turn: Turn, final: Any) -> list[CheckResult]:
                 passed=final.language == turn.language and _answer_language(answer) == turn.language,
             )
         )
+    violations = language_violations(answer, final.language)
+    checks.append(
+        CheckResult(
+            check=f"language check: entirely in {final.language}",
+            passed=not violations,
+            detail="; ".join(violations)[:600],
+        )
+    )
     checks += _lead_checks(turn, answer)
     checks += rubric_checks(turn, final)
     checks.append(
@@ -220,6 +240,13 @@ def score_turn(turn: Turn, final: Any) -> list[CheckResult]:
         )
     )
     return checks
+
+
+def language_violations(answer: str, lang: str) -> list[str]:
+    """English sentences in a Chinese answer, Chinese in an English one (assistant/language_check.py)."""
+    from assistant.language_check import check
+
+    return [v.text for v in check(answer, lang)]
 
 
 def _answer_language(text: str) -> str:
@@ -814,6 +841,7 @@ def run_scenario(advisor: Any, scenario: Scenario, file: str, provider: str | No
                     tool_calls=[{"name": c.name, "args": c.args} for c in final.tool_calls],
                     checks=score_turn(turn, final),
                     untraceable=final.grounding.untraceable,
+                    language_violations=language_violations(final.answer, final.language),
                     latency_ms=round(latency, 1),
                 )
             )
@@ -888,6 +916,9 @@ def build_report(results: list[ScenarioResult], provider: str) -> EvalReport:
         by_rubric=_rubric_rates(results),
         untraceable_numbers=sum(len(t.untraceable) for t in turns),
         answers_with_untraceable=sum(bool(t.untraceable) for t in turns),
+        language_violations=sum(len(t.language_violations) for t in turns),
+        answers_with_language_violations=sum(bool(t.language_violations) for t in turns),
+        language_violations_by_scenario={r.id: r.language_violations for r in results if r.language_violations},
         latency_ms_p50=round(statistics.median(latencies), 1),
         latency_ms_p95=round(latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))], 1),
         results=results,
@@ -902,6 +933,8 @@ def report_markdown(report: EvalReport, extra: dict[str, str] | None = None) -> 
         f"- scenarios passed: **{report.passed}/{report.total}** ({report.pass_rate:.1%})",
         f"- checks passed: {report.checks_passed}/{report.checks_total}",
         f"- untraceable numbers: {report.untraceable_numbers} in {report.answers_with_untraceable} answers",
+        f"- language violations: {report.language_violations} in {report.answers_with_language_violations} answers "
+        f"({len(report.language_violations_by_scenario)} scenarios)",
         f"- turn latency: p50 {report.latency_ms_p50:.0f} ms, p95 {report.latency_ms_p95:.0f} ms",
         "",
         "## By category",
@@ -928,6 +961,9 @@ def report_markdown(report: EvalReport, extra: dict[str, str] | None = None) -> 
         f"| {v['scenarios_failed']:g} |"
         for k, v in report.by_rubric.items()
     ]
+    if report.language_violations_by_scenario:
+        lines += ["", "## Language check", "", "| scenario | violations |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in sorted(report.language_violations_by_scenario.items())]
     failed = [r for r in report.results if not r.passed]
     if failed:
         lines += ["", "## Failures", ""]

@@ -9,7 +9,10 @@ generation live and untouched; its half-written generation is garbage-collected 
 Embedded mode (default): `chromadb.PersistentClient` under `<data dir>/chroma`, manifests under
 `<data dir>/manifests`. The data dir defaults to ~/.local/share/gpu-advisor (env GPU_ADVISOR_DATA_DIR).
 Server mode: `chromadb.HttpClient` when GPU_ADVISOR_CHROMA_URL (or `chroma_url`) is set; manifests then
-live in the server too, and the local data dir only holds lock files.
+live in the server too, and the local data dir only holds lock files and saved BM25 corpora.
+
+Each generation's chunks with their BM25 tokens are also kept in `<data dir>/bm25/<generation>.json`
+(written by the retriever, removed with the generation), so a BM25 query never needs to open Chroma.
 """
 
 from __future__ import annotations
@@ -358,9 +361,14 @@ class KnowledgeStore:
         prefix = f"{name}__"
         return [c.name for c in self.client.list_collections() if c.name.startswith(prefix)]
 
+    def corpus_path(self, generation: str) -> Path:
+        """The saved BM25 corpus of `generation` (knowledge/bm25.py): a local file, in server mode too."""
+        return self.data_dir / "bm25" / f"{generation}.json"
+
     def drop_generation(self, generation: str) -> None:
         from chromadb.errors import NotFoundError
 
+        self.corpus_path(generation).unlink(missing_ok=True)
         with contextlib.suppress(NotFoundError, ValueError):
             self.client.delete_collection(generation)
 

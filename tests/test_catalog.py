@@ -158,7 +158,7 @@ def test_find_gpus_sorting():
 def test_gpu_specs_side_by_side():
     r = gpu_specs(GpuSpecsRequest(names=["4090", "A100 80G"]))
     assert [g.id for g in r.gpus] == ["rtx-4090", "a100-80gb-sxm"]
-    assert any("no NVLink" in d and "4090" in d for d in r.differences)
+    assert any("no NVLink" in d.text and "4090" in d.text for d in r.differences)
     assert r.gpus[0].bf16_tflops == pytest.approx(165.2)  # the 4090 has BF16
 
 
@@ -225,7 +225,7 @@ def test_find_gpus_leaves_out_modded_cards_unless_asked():
     assert not set(MODDED) & {g.id for g in default.gpus}
     big = find_gpus(FindGpusRequest(min_vram_gib=40, segment="consumer", include_unofficial=True, limit=100))
     assert "rtx-4090-48gb-mod" in {g.id for g in big.gpus}
-    assert any("unofficial" in w for w in big.warnings)
+    assert any("unofficial" in w.text for w in big.warnings)
 
 
 def test_used_prices_are_dated_sourced_and_indicative():
@@ -247,7 +247,7 @@ def test_gpu_row_exposes_used_price_and_china_facts():
     assert rows["rtx-4090-48gb-mod"].unofficial and rows["rtx-4090-48gb-mod"].price is None
     assert rows["h20"].cn_availability == "china_market" and not rows["h20"].unofficial
     r = gpu_specs(GpuSpecsRequest(names=["4090 48G"]))
-    assert any("unofficial" in w for w in r.warnings)
+    assert any("unofficial" in w.text for w in r.warnings)
 
 
 def test_china_availability_is_sourced():
@@ -319,7 +319,7 @@ def test_gpu_rows_expose_the_link_and_specs_never_call_a_fabric_pcie_only():
     rows = {g.id: g for g in r.gpus}
     assert (rows["mi300x"].link_kind, rows["mi300x"].link_gbs) == ("infinity_fabric", 896)
     assert rows["gaudi-3"].link_kind == "ethernet" and rows["rtx-4090"].link_kind == "pcie"
-    about = {g: [d for d in r.differences if d.startswith(rows[g].name + ":")] for g in rows}
+    about = {g: [d.text for d in r.differences if d.text.startswith(rows[g].name + ":")] for g in rows}
     assert about["mi300x"] and all("Infinity Fabric" in d and "PCIe" not in d for d in about["mi300x"])
     assert all("RoCE" in d and "PCIe" not in d for d in about["gaudi-3"])
     assert any("over PCIe" in d for d in about["rtx-4090"])

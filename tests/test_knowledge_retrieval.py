@@ -146,7 +146,8 @@ def test_cli_search_json_keys(guides_kb: SimpleNamespace):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert {"query", "mode", "lang", "k", "passages"} <= set(data)
-    assert data["lang"] == "zh" and data["mode"] == "hybrid" and len(data["passages"]) == 3
+    assert data["lang"] == "zh" and data["mode"] == "auto" and len(data["passages"]) == 3
+    assert data["searched_as"] in ("bm25", "hybrid")  # auto: BM25 alone on the guides when it is confident
     assert set(data["passages"][0]) >= PASSAGE_KEYS
     assert data["passages"][0]["doc_id"] == "interconnect.zh"
 

@@ -45,13 +45,13 @@ def test_moe_reads_only_active_experts_at_batch_1():
     dense = speed(model="llama-2-70b", gpu="H100 SXM", num_gpus=2, context_tokens=256)
     assert moe.decode_tokens_per_s > 2.5 * dense.decode_tokens_per_s  # 12.9B active vs 69B
     big_batch = speed(model="mixtral-8x7b", gpu="H100 SXM", num_gpus=2, context_tokens=256, batch=64)
-    assert any("8.0 of 8 experts" in a for a in big_batch.assumptions)
+    assert any("8.0 of 8 experts" in a.text for a in big_batch.assumptions)
 
 
 def test_tensor_parallel_over_pcie_is_slower_than_nvlink():
     nv = speed(model="llama-2-13b", gpu="A100 80GB SXM", num_gpus=4).decode_tokens_per_s
     pcie = speed(model="llama-2-13b", gpu="L40S", num_gpus=4)
-    assert any("without NVLink" in w for w in pcie.warnings)
+    assert any("without NVLink" in w.text for w in pcie.warnings)
     assert nv > pcie.decode_tokens_per_s
 
 
@@ -88,19 +88,19 @@ def test_lora_training_costs_less_compute_than_full():
 
 def test_gpu_without_bf16_falls_back_with_warning():
     r = speed(model="llama-2-7b", gpu="T4", context_tokens=512)
-    assert any("no BF16" in w for w in r.warnings)
+    assert any("no BF16" in w.text for w in r.warnings)
     assert r.prefill_tokens_per_s > 0
 
 
 def test_fp8_on_ampere_is_weight_only():
     r = speed(model="llama-3.1-8b", gpu="A100 80GB SXM", precision="fp8")
-    assert any("no FP8 tensor cores" in w for w in r.warnings)
+    assert any("no FP8 tensor cores" in w.text for w in r.warnings)
 
 
 def test_does_not_fit_is_flagged():
     r = speed(model="llama-3.1-70b", gpu="RTX 4090")
     assert not r.fits_in_memory
-    assert any("does not fit" in w for w in r.warnings)
+    assert any("does not fit" in w.text for w in r.warnings)
 
 
 def test_engine_profiles():

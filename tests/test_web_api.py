@@ -113,14 +113,17 @@ def test_chat_endpoint_streams_a_pending_tool_bubble_then_done(scripted: tuple[S
                 pending = bubbles[0]
         time.sleep(0.05)
     assert pending is not None, "the tool bubble was never shown as pending"
-    assert "estimate_vram" in pending["metadata"]["title"] and '"mode": "qlora"' in texts(pending)
+    assert pending["metadata"]["title"].startswith("🛠️ Memory estimate") and '"mode": "qlora"' in texts(pending)
     advisor.release.set()
     chat, _, scenario, *_, turn = job.result(timeout=30)
     roles = [m["role"] for m in chat]
     assert roles[0] == "user" and texts(chat[0]) == "How much VRAM for QLoRA Qwen2.5-7B?"
     bubble = next(m for m in chat if (m.get("metadata") or {}).get("title"))
     assert bubble["metadata"]["status"] == "done" and bubble["metadata"]["duration"] == pytest.approx(0.042)
-    assert bubble["metadata"]["title"] == "🛠️ estimate_vram — 10.3 GiB per GPU (Qwen2.5-7B, qlora)"
+    gib = estimate_vram(
+        VramRequest(model="qwen2.5-7b", mode="qlora", context_tokens=2048, grad_checkpointing=True)
+    ).per_gpu_gib
+    assert bubble["metadata"]["title"] == f"🛠️ Memory estimate — {gib:.1f} GiB per GPU (Qwen2.5-7B, QLoRA)"
     joined = "\n".join(texts(m) for m in chat)
     assert "⚠️ (a warning the chat must show)" in joined
     assert 'About **10.3 GiB** per GPU <a href="#cite-1-1" class="cite-link">[1]</a>.' in joined
@@ -158,7 +161,7 @@ def test_real_advisor_answers_and_follows_up_through_the_api(real_app: str) -> N
     history: list = []
     for question, context in (("用 QLoRA 微调 Qwen2.5-7B 需要多少显存？", 2048), ("What about 32k context?", 32768)):
         history, *_ = api.predict(question, history, api_name="/chat")
-        calls = [m for m in history if "estimate_vram" in ((m.get("metadata") or {}).get("title") or "")]
+        calls = [m for m in history if "Memory estimate" in ((m.get("metadata") or {}).get("title") or "")]
         body = texts(calls[-1])
         args = json.loads(body.split("```json\n", 1)[1].split("\n```", 1)[0])
         assert args["context_tokens"] == context and args["mode"] == "qlora"

@@ -16,14 +16,17 @@ from assistant.scenario import Scenario
 from assistant.web import cards, charts, forms, launch_kwargs, parse_auth
 from assistant.web.chat import (
     CONTEXT_CHOICES,
+    TRAINING_PRECISIONS,
     TurnView,
     followup_text,
     link_citations,
-    scenario_markdown,
+    precision_choices,
     sources_block,
+    user_message,
 )
 from assistant.web.i18n import lang_from_header, strings, t
-from assistant.web.state import Session
+from assistant.web.panel import scenario_markdown
+from assistant.web.state import Session, valid_browser_id
 from tools.gpu_search import GpuSpecsResult
 from tools.tco import TcoRequest, calculate_tco
 from tools.vram import VramRequest, VramResult, estimate_vram
@@ -160,7 +163,7 @@ def test_tool_calls_become_collapsible_messages_that_go_from_pending_to_done() -
     )
     bubble = history[1]
     assert bubble["metadata"] == {
-        "title": "🛠️ estimate_vram — 10.3 GiB per GPU",
+        "title": f"🛠️ Memory estimate — {result.per_gpu_gib:.1f} GiB per GPU (Qwen2.5-7B, QLoRA)",
         "id": "c1",
         "status": "done",
         "duration": 0.084,
@@ -185,7 +188,7 @@ def test_failed_tools_and_errors_are_messages_not_tracebacks() -> None:
         )
     )
     view.apply(ErrorEvent(message="the LLM endpoint timed out", kind="timeout"))
-    assert history[0]["metadata"]["title"].startswith("❌ gpu_specs — 失败: unknown GPU 'H1000'")
+    assert history[0]["metadata"]["title"].startswith("❌ 显卡规格 — 失败: unknown GPU 'H1000'")
     assert history[1]["content"] == "⚠️ the LLM endpoint timed out"
     assert view.latest(GpuSpecsResult) is None
 
@@ -217,6 +220,86 @@ def test_scenario_panel_lists_slots_with_display_names_and_tolerates_new_slots()
     assert "**模型**: Qwen2.5-7B" in text and "**方式**: QLoRA" in text and "32,768" in text and "25%" in text
     assert "some_future_slot" in text and "weights in nf4" in text
     assert scenario_markdown({"gpus": []}, [], "en") == t("en", "scenario_empty")
+
+
+def test_a_user_message_shows_as_typed_not_as_html() -> None:
+    message = user_message("<script>alert(1)</script> & <b>bold</b>?")
+    assert message == {
+        "role": "user",
+        "content": "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;?",
+    }
+
+
+def test_tool_bubbles_speak_the_interface_language() -> None:
+    history: list[dict] = []
+    view = TurnView(history, "zh", turn=1)
+    args = {"model": "qwen2.5-7b", "mode": "qlora"}
+    view.apply(ToolCallEvent(id="c1", name="estimate_vram", args=args))
+    assert history[0]["metadata"]["title"] == "🛠️ 显存估算 — 计算中……"
+    result = estimate_vram(VramRequest(**args))
+    view.apply(
+        ToolResultEvent(id="c1", name="estimate_vram", ok=True, result=result, summary="x GiB per GPU", duration_ms=1)
+    )
+    title = history[0]["metadata"]["title"]
+    assert title == f"🛠️ 显存估算 — 每卡 {result.per_gpu_gib:.1f} GiB（Qwen2.5-7B，QLoRA）"
+    assert "estimate_vram" not in title and "per GPU" not in title
+    assert view.args_of("estimate_vram") == args and view.args_of("calculate_tco") is None
+
+
+def test_the_panel_shows_amounts_with_their_currency_and_labels_instead_of_ids() -> None:
+    scenario = Scenario(
+        model="qwen2.5-7b", mode="lora", budget=15000.0, currency="CNY", deployment="local", cloud_excluded=False
+    )
+    zh = Session(lang="zh", scenario=scenario).panel()
+    assert "**预算**: ¥15,000" in zh and "1.5e+04" not in zh
+    assert "本地自购" in zh and "local" not in zh and "False" not in zh and "cloud_excluded" not in zh
+    en = Session(lang="en", scenario=scenario.model_copy(update={"budget_scope": "machine"})).panel()
+    assert "**Budget (whole machine)**: ¥15,000" in en and "own hardware" in en
+
+
+def test_the_panel_and_the_controls_show_what_the_answer_computed_with() -> None:
+    """The scenario said int4; the full fine-tune was estimated in bf16: both the panel and the control say bf16."""
+    session = Session(lang="en", scenario=Scenario(model="qwen2.5-7b", mode="full", precision="int4"))
+    view = TurnView([], "en", turn=1)
+    vram = estimate_vram(VramRequest(model="qwen2.5-7b", mode="full", grad_checkpointing=True))
+    view.results.append(vram)
+    view.final = _final("", []).model_copy(update={"scenario": session.scenario})
+    session.absorb(view)
+    assert session.whatif_values()["precision"] == vram.precision == "bf16"
+    assert "**Precision**: bf16" in session.panel() and "int4" not in session.panel()
+
+
+def test_a_recommendation_constrained_to_one_gpu_keeps_it_in_the_gpu_control() -> None:
+    from tools.recommend import RecommendRequest, recommend_gpus
+
+    args = {"workload": {"model": "qwen2.5-7b", "mode": "lora"}, "currency": "CNY", "gpus": ["rtx-4090"]}
+    view = TurnView([], "zh", turn=2)
+    view.apply(ToolCallEvent(id="r1", name="recommend_gpus", args=args))
+    view.results.append(recommend_gpus(RecommendRequest(**args)))
+    view.final = _final("", []).model_copy(update={"scenario": Scenario(model="qwen2.5-7b", mode="lora")})
+    session = Session(lang="zh")
+    session.absorb(view)
+    assert session.whatif_values()["gpu"] == "RTX 4090" and session.whatif_values()["mode"] == "lora"
+    assert "**显卡**: RTX 4090" in session.panel()
+
+
+@pytest.mark.parametrize("mode", sorted(TRAINING_PRECISIONS))
+def test_the_precision_control_offers_only_formats_that_keep_the_method(mode: str) -> None:
+    for precision in precision_choices(mode):
+        result = estimate_vram(VramRequest(model="qwen2.5-7b", mode=mode, precision=precision))
+        assert result.mode == mode
+    assert "fp8" in precision_choices("inference") and "fp8" not in precision_choices("lora")
+
+
+def test_the_browser_keeps_only_ids_this_app_minted() -> None:
+    session = Session()
+    browser_id = session.bind(None)
+    assert valid_browser_id(browser_id) == browser_id and session.thread_id == "web-" + browser_id
+    assert session.bind("0" * 32) == browser_id  # bound once: a later value does not replace it
+    assert Session().bind("0" * 32) == "0" * 32
+    for forged in ("work", "__warm-up-1", "../etc", "A" * 32, 42):
+        assert Session().bind(forged) != forged
+    assert session.fresh().browser_id not in (None, browser_id)
 
 
 # --- chart data --------------------------------------------------------------------------------------------
@@ -390,6 +473,31 @@ def test_building_the_app_turns_gradio_analytics_off(monkeypatch: pytest.MonkeyP
     import os
 
     assert os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
+
+
+def test_the_start_up_line_names_the_command_line_flags() -> None:
+    from assistant.web import startup_line
+
+    line = startup_line("127.0.0.1", 7860)
+    assert "http://127.0.0.1:7860/" in line
+    assert all(flag in line for flag in ("--host", "--auth", "--share")) and "launch()" not in line
+    shared = startup_line("0.0.0.0", 8080, auth="a:b", share_url="https://x.gradio.live")
+    assert "https://x.gradio.live" in shared and "--share" not in shared and "--auth" not in shared
+
+
+def test_cli_chat_has_the_flags_the_start_up_line_names() -> None:
+    from typer.testing import CliRunner
+
+    from assistant.cli import app
+
+    help_text = CliRunner().invoke(app, ["chat", "--help"], env={"COLUMNS": "200"}).output
+    assert all(flag in help_text for flag in ("--share", "--host", "--auth"))
+
+
+def test_buy_vs_rent_report_names_options_in_words() -> None:
+    tco = forms.TCO.call("zh", "RTX 4090", 2, 3, 0.5, "CNY", None, None, None)
+    assert "rent_on_demand" not in tco.markdown and "on_demand" not in tco.markdown
+    assert "按需" in tco.markdown
 
 
 def test_i18n_yaml_is_valid_yaml() -> None:

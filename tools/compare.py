@@ -37,6 +37,9 @@ REFERENCE_GPUS = ("rtx-4060-ti-16gb", "rtx-4090", "rtx-a6000", "h100-sxm")
 _METHOD_QUALITY = {"full": 0, "lora": 1, "qlora": 2, "inference": 0}
 _MAX_OTHER_NOTES = 4
 _NEAR_TIE_PCT = 10  # speeds this close (same memory, same count) make two options a near tie
+_SHORT_CONTEXT = 4096  # one person's chat fits a shorter context before it takes more cards than a PC holds
+_PROMPT_GAP = 3.0  # prompt processing this many times faster or slower is a difference a user feels
+_TRAINING_GAP = 1.3  # another card this much faster at dense BF16 changes the advice for someone who fine-tunes
 _MARGIN = 0.02  # a price or cost this close to another's is no difference worth a reason
 
 
@@ -90,6 +93,11 @@ class CompareRequest(BaseModel):
     persona: Persona | None = Field(
         default=None, description="individual, team or company: the price band in which fewer cards win"
     )
+    also_trains: Method | None = Field(
+        default=None,
+        description="No workload given, but the user also fine-tunes: say how much faster a card trains "
+        "(dense BF16 compute), not only how fast it decodes (bandwidth)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> CompareRequest:
@@ -138,6 +146,10 @@ class CompareRow(BaseModel):
     tokens_per_s: float | None = Field(description="Decode tokens/s of all sequences, or training tokens/s, on count")
     tokens_per_s_per_user: float | None = Field(description="Inference: decode tokens/s of one sequence")
     speed_bound: str | None = None
+    prefill_tokens_per_s: float | None = Field(
+        default=None, description="Inference: prompt processing speed (sets the wait before the first token)"
+    )
+    ttft_s: float | None = Field(default=None, description="Inference: time to first token for a full-context prompt")
     run_hours: float | None = Field(default=None, description="Training: hours for training_tokens")
     price_each: float | None = Field(description="Purchase price per card (new street price, else used market)")
     price_basis: str | None = None
@@ -363,6 +375,8 @@ def _speed_fields(job: _Job, speed: SpeedResult | None, rent_per_hour: float | N
         tokens_per_s=tps,
         tokens_per_s_per_user=None if training else speed.decode_tokens_per_s,
         speed_bound=speed.bound,
+        prefill_tokens_per_s=None if training else speed.prefill_tokens_per_s,
+        ttft_s=None if training else speed.ttft_s,
         cost_per_1m_tokens=round(per_1m, 4) if per_1m else None,
         run_hours=hours,
         run_cost=round(hours * rent_per_hour, 2) if hours and rent_per_hour else None,
@@ -403,6 +417,23 @@ def _row(job: _Job, t: _Target, v: _Variant) -> CompareRow:
         )
 
 
+def _home_limit(job: _Job) -> int | None:
+    """One person's PC takes this many cards (advice.yaml personas.individual.max_gpus); None: no limit."""
+    return advice.persona_rules("individual").max_gpus if job.personal else None
+
+
+def _shorter_for_home(job: _Job, t: _Target, vw: VramRequest, count: int | None) -> VramRequest | None:
+    """One person's chat at the default context that needs more cards than a home PC takes: the cheapest
+    way that works is a shorter context (advice.md §5), when the context was not stated."""
+    limit = _home_limit(job)
+    stated = "context_tokens" in (job.req.workload.model_fields_set if job.req.workload else set())
+    if limit is None or stated or t.asked or t.gpu is None or count is None or count <= limit:
+        return None
+    if vw.mode != "inference" or vw.context_tokens <= _SHORT_CONTEXT:
+        return None
+    return vw.model_copy(update={"context_tokens": _SHORT_CONTEXT})
+
+
 def _sized_row(job: _Job, t: _Target, v: _Variant, vw: VramRequest) -> CompareRow:
     if t.gpu is not None:
         gpu, est = t.gpu, estimate_vram(vw.model_copy(update={"gpu": t.gpu.id, "num_gpus": t.asked or 1}))
@@ -411,6 +442,14 @@ def _sized_row(job: _Job, t: _Target, v: _Variant, vw: VramRequest) -> CompareRo
     fit = est.fit
     assert fit is not None  # estimate_vram sizes for the GPU it is given
     count = _count(fit, t.asked, gpu)
+    shorter = _shorter_for_home(job, t, vw, count)
+    if shorter is not None:
+        short_est = estimate_vram(shorter.model_copy(update={"gpu": gpu.id, "num_gpus": 1}))
+        assert short_est.fit is not None
+        short_count = _count(short_est.fit, None, gpu)
+        if short_count is not None and short_count < (count or 0):
+            vw, est, fit, count = shorter, short_est, short_est.fit, short_count
+            job.notes.append(note("cmp_shorter_context_home", gpu=gpu.name, tokens=_SHORT_CONTEXT, count=count))
     per_gpu = None if count is None else (fit.per_gpu_gib if count == fit.num_gpus else fit.per_gpu_gib_needed)
     card = _card_fields(job, gpu, count)
     speed = _speed(job, vw, est, gpu, count) if count else None
@@ -445,6 +484,9 @@ def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: S
     out += _platform_notes(job, row, gpu)
     if (row.count or 0) > 1 and gpu.link_kind == "pcie":
         out.append(note("pcie_only_multi_gpu", count=row.count))
+    limit = _home_limit(job)
+    if limit is not None and (row.count or 0) > limit and not row.count_asked:
+        out.append(note("cmp_over_home_limit", count=row.count or 0, limit=limit))
     return out
 
 
@@ -566,6 +608,11 @@ def _rank_ways(job: _Job, rows: list[CompareRow], live: list[int]) -> list[int]:
         leaders = advice.may_lead(best.mode or "inference", job.personal)
         fewer = (r.count or 0) < (best.count or 0)
         faster = (r.tokens_per_s or 0) >= (best.tokens_per_s or 0) * advice.faster_margin()
+        # Speed buys nothing once the better way already feels fast (per user, or per run for training).
+        slow = best.mode not in (None, "inference") or (
+            (best.tokens_per_s_per_user or 0) < advice.comfortable_tokens_per_s()
+        )
+        faster = faster and slow
         if fewer or (r.count == best.count and _family(r) in leaders and faster):
             lead = i
     return [lead, *sorted((i for i in live if i != lead), key=lambda i: (rows[i].count or 0, _quality(rows[i])))]
@@ -577,8 +624,17 @@ def _within(job: _Job, r: CompareRow) -> bool:
 
 
 def _order(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> list[int]:
-    """Rows best first: those within the budget ranked by the policy, then those over it, the least over first."""
+    """Rows best first: those within the budget ranked by the policy, then those over it, the least over first;
+    a rig bigger than a home PC takes comes last for one person."""
     live = [i for i, r in enumerate(rows) if r.error is None and r.count is not None]
+    limit = _home_limit(job)
+    too_big = [i for i in live if limit is not None and (rows[i].count or 0) > limit and not rows[i].count_asked]
+    if too_big and len(too_big) < len(live):
+        return [*_order_live(job, rows, [i for i in live if i not in too_big], axis, basis), *too_big]
+    return _order_live(job, rows, live, axis, basis)
+
+
+def _order_live(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, basis: Basis) -> list[int]:
     within = [i for i in live if _within(job, rows[i])]
     over = sorted((i for i in live if i not in within), key=lambda i: rows[i].over_budget_by or math.inf)
     if not within:
@@ -688,6 +744,10 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
         out.append(note(code, count=p.count, other=nxt.count))
     out += _superlatives(job, rows, order, axis, basis)
     others = [rows[i] for i in order[1:]]
+    out.append(_training_gap(job, p, others, axis))
+    slowest_prompts = [g for g in (_prompt_gap(p, r) for r in others) if g and g.code == "cmp_prompts_slower"]
+    if slowest_prompts:  # the pick's own catch: long prompts wait
+        out.append(note("cmp_pick_prompts_slower", **slowest_prompts[0].params))
     training = p.mode not in (None, "inference")
     if training and _vendor(p) == "nvidia" and any(_vendor(r) != "nvidia" for r in others):
         out.append(note("cuda_for_training"))
@@ -695,7 +755,40 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
         out.append(note("cmp_pick_ecc"))
     if (p.count or 1) > 1 and p.link_kind in ("nvlink", "infinity_fabric", "ethernet"):
         out.append(note(f"cmp_link_{p.link_kind}", count=p.count, gbs=p.link_gbs or 0))
-    return out
+    return [n for n in out if n]
+
+
+def _prompt_gap(r: CompareRow, p: CompareRow) -> Note | None:
+    """Prompt processing (prefill) is compute-bound: Apple chips and small cards decode fine but make a
+    long prompt wait; worth saying when it differs this much (the wait before the first token)."""
+    if not r.prefill_tokens_per_s or not p.prefill_tokens_per_s or r.ttft_s is None or p.ttft_s is None:
+        return None
+    ratio = r.prefill_tokens_per_s / p.prefill_tokens_per_s
+    if 1 / _PROMPT_GAP < ratio < _PROMPT_GAP:
+        return None
+    code = "cmp_prompts_faster" if ratio > 1 else "cmp_prompts_slower"
+    return note(
+        code,
+        times=max(ratio, 1 / ratio),
+        tps=r.prefill_tokens_per_s,
+        other=p.prefill_tokens_per_s,
+        ttft=r.ttft_s,
+        tokens=r.context_tokens or 0,
+    )
+
+
+def _training_gap(job: _Job, p: CompareRow, others: list[CompareRow], axis: Axis) -> Note | None:
+    """Cards that decode alike can train very differently: compute, not bandwidth, sets fine-tuning speed."""
+    if not job.req.also_trains or axis != "cards" or not p.bf16_tflops or not others:
+        return None
+    fastest = max(others, key=lambda r: r.bf16_tflops or 0)
+    times = (fastest.bf16_tflops or 0) / p.bf16_tflops
+    if times < _TRAINING_GAP:
+        return None
+    method = job.req.also_trains
+    return note(
+        "cmp_training_gap", method=method, gpu=fastest.gpu, times=times, tflops=fastest.bf16_tflops, own=p.bf16_tflops
+    )
 
 
 def _cost_diff(job: _Job, r: CompareRow, p: CompareRow, basis: Basis) -> Note | None:
@@ -729,6 +822,7 @@ def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Bas
         out.append(note("cmp_too_slow", tps=r.tokens_per_s_per_user, floor=advice.min_chat_speed()))
     if p.count and r.count > p.count:
         out.append(note("cmp_needs_more_cards", count=r.count))
+    out.append(_prompt_gap(r, p))
     if axis in ("methods", "precisions"):
         out.append(_way_diff(r, p))
     out.append(_cost_diff(job, r, p, basis))

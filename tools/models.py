@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_valid
 from tools._data import load_yaml
 from tools.errors import AdvisorError
 from tools.names import Entry, NameIndex
+from tools.notes import Note, note
 
 # Upper bounds far above any real model: they turn absurd configs into validation errors, not overflows.
 DIM_MAX = 1_000_000
@@ -264,6 +265,19 @@ class ModelArch(BaseModel):
             parts.append(f"MoE {self.moe.num_experts} experts, top-{self.moe.experts_per_token}")
         return ", ".join(parts)
 
+    def summary_notes(self) -> list[Note]:
+        """The same line as notes, for a sentence in the reader's language."""
+        parts = [note("arch_layers", layers=self.num_layers, hidden=self.hidden_size)]
+        if self.mla:
+            parts.append(note("arch_mla", rank=self.mla.kv_lora_rank))
+        else:
+            kind = "MHA" if self.num_key_value_heads == self.num_attention_heads else "GQA"
+            heads, kv_heads = self.num_attention_heads, self.num_key_value_heads
+            parts.append(note("arch_attention", kind=kind, heads=heads, kv_heads=kv_heads, head_dim=self.head_dim))
+        if self.moe:
+            parts.append(note("arch_moe", experts=self.moe.num_experts, top_k=self.moe.experts_per_token))
+        return parts
+
 
 # ---- registry ------------------------------------------------------------------------------------
 
@@ -475,7 +489,7 @@ def generic_arch(params_b: float) -> ModelArch:
     layers = max(1, min(400, round((target - 2 * vocab * hidden - hidden) / per_layer)))
     return ModelArch(
         id=f"generic-{params_b:g}b",
-        name=f"generic {params_b:g}B dense transformer",
+        name=f"Generic-{params_b:g}B",  # a name, not a phrase: answers in either language show it as is
         num_layers=layers,
         hidden_size=hidden,
         num_attention_heads=heads,

@@ -8,6 +8,7 @@ stays readable); the assistant, the CLI and the web app render the same note in 
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -16,6 +17,18 @@ from pydantic import BaseModel, Field
 from tools._data import load_yaml
 
 ParamValue = str | int | float | bool | None
+# A parameter may itself be notes ("use 3 PSUs ({layout})"): rendered in the same language and joined,
+# by "; " ({x}), ", " between clauses ({x:,}), ", " between items ({x:items}: 、 in Chinese) or " or "
+# ({x:or}); {x:tail} puts "; " before them and {x:paren} brackets them, each giving nothing when empty.
+_JOINERS = {
+    "": {"en": "; ", "zh": "；"},
+    ",": {"en": ", ", "zh": "，"},
+    "items": {"en": ", ", "zh": "、"},
+    "or": {"en": " or ", "zh": "或"},
+    "tail": {"en": "; ", "zh": "；"},
+    "paren": {"en": "; ", "zh": "；"},
+}
+_WRAP = {"tail": {"en": "; {}", "zh": "；{}"}, "paren": {"en": " ({})", "zh": "（{}）"}}
 
 
 @cache
@@ -27,24 +40,38 @@ class Note(BaseModel):
     """One assumption, warning or reason: a catalog code, its parameters, and the English sentence."""
 
     code: str = Field(description="Key in knowledge/data/notes.yaml")
-    params: dict[str, ParamValue] = Field(default_factory=dict)
+    params: dict[str, ParamValue | list[Note]] = Field(default_factory=dict)
     text: str = Field(default="", description="The sentence in English")
 
     def render(self, lang: str) -> str:
         return render(self.code, lang, self.params)
 
 
+@cache
+def _labels() -> dict[str, dict[str, dict[str, str]]]:
+    return load_yaml("notes.yaml").get("labels", {})
+
+
 class _Formatter(string.Formatter):
     """str.format plus `{x:money}`: an amount in the note's `currency` as people write it (¥15,000, $1,500;
-    cents below 100, so ¥1.88 an hour stays readable)."""
+    cents below 100, so ¥1.88 an hour stays readable), and `{x:method}` (any section of the catalog's
+    labels): an identifier such as "qlora" as the reader's language names it."""
 
-    def __init__(self, currency: str | None) -> None:
+    def __init__(self, currency: str | None, lang: str = "en") -> None:
         self.currency = currency
+        self.lang = lang
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        if format_spec != "money":
-            return super().format_field(value, format_spec)
-        return money(float(value), self.currency or "USD")
+        if isinstance(value, list):
+            text = join(value, self.lang, format_spec)
+            wrap = _WRAP.get(format_spec)
+            return wrap.get(self.lang, wrap["en"]).format(text) if wrap and text else text
+        if format_spec == "money":
+            return money(float(value), self.currency or "USD")
+        if format_spec in _labels():
+            names = _labels()[format_spec].get(str(value), {})
+            return names.get(self.lang, names.get("en", str(value)))
+        return super().format_field(value, format_spec)
 
 
 def money(amount: float, currency: str) -> str:
@@ -58,12 +85,30 @@ def render(code: str, lang: str, params: dict[str, Any]) -> str:
     """The sentence for `code` in `lang` (English when the catalog has no such language)."""
     entry = _catalog()[code]
     currency = params.get("currency")
-    return _Formatter(currency if isinstance(currency, str) else None).format(entry.get(lang, entry["en"]), **params)
+    formatter = _Formatter(currency if isinstance(currency, str) else None, lang)
+    return formatter.format(entry.get(lang, entry["en"]), **params)
 
 
-def note(code: str, **params: ParamValue) -> Note:
+def note(code: str, **params: ParamValue | list[Note]) -> Note:
     """A note for `code`; fails at once on a code or parameter the catalog does not have."""
     return Note(code=code, params=params, text=render(code, "en", params))
+
+
+def render_all(notes: Iterable[Note | None], lang: str) -> list[str]:
+    """Each note's sentence in `lang`, in order (None and sentences a language leaves out skipped)."""
+    return [text for n in notes if n is not None and (text := n.render(lang))]
+
+
+def join(notes: Iterable[Note | None], lang: str, how: str = "") -> str:
+    """Notes as one line in `lang`, separated as the language writes a list of clauses."""
+    joiner = _JOINERS.get(how, _JOINERS[""])
+    return joiner.get(lang, joiner["en"]).join(render_all(notes, lang))
+
+
+def label(section: str, key: str, lang: str, default: str | None = None) -> str:
+    """An identifier (a method, a circuit, a platform class) as the reader's language names it."""
+    names = _labels().get(section, {}).get(key, {})
+    return names.get(lang) or names.get("en") or (default if default is not None else key)
 
 
 def codes() -> list[str]:

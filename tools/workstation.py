@@ -9,8 +9,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from tools._data import load_yaml
-from tools.catalog import GpuSpec, resolve_gpu
+from tools.catalog import GpuSpec, resolve_gpu_noted
 from tools.errors import AdvisorError
+from tools.notes import Note, note
 
 BTU_PER_HOUR_PER_W = 3.412  # 1 W of heat = 3.412 BTU/h
 W_PER_AC_TON = 3517  # one "ton" (12,000 BTU/h) of air conditioning removes about 3.5 kW
@@ -151,7 +152,7 @@ class WorkstationPlan(BaseModel):
     psu_w: int | None = Field(description="Recommended PSU size (the largest unit when there are several)")
     psu_count: int | None
     psu_units_w: list[int]
-    psu_layout: str
+    psu_layout: Note = Field(description="The power supplies, as a catalog note (one line of the plan)")
     wall_power_w: float | None = Field(description="AC draw at the socket at full load")
     heat_btu_per_hour: float | None
     circuits: list[CircuitCheck]
@@ -173,19 +174,19 @@ class WorkstationPlan(BaseModel):
     cards_fit_without_risers: int | None = None
     nvlink_bridge_available: bool
     nvlink_bridges: int
-    nvlink_note: str
-    cooling_notes: list[str]
-    assumptions: list[str]
-    warnings: list[str]
+    nvlink_note: Note
+    cooling_notes: list[Note]
+    assumptions: list[Note]
+    warnings: list[Note]
 
 
 def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
     """Plan the machine around N GPUs of one kind."""
-    gpu, note = resolve_gpu(req.gpu)
-    assumptions: list[str] = [note] if note else []
-    warnings: list[str] = []
+    gpu, read_as = resolve_gpu_noted(req.gpu)
+    assumptions: list[Note] = [read_as] if read_as else []
+    warnings: list[Note] = []
     if req.budget_usd is not None:
-        assumptions.append(f"budget ${req.budget_usd:,.0f} recorded; this planner does not price the build yet")
+        assumptions.append(note("ws_budget_recorded", budget=req.budget_usd, currency="USD"))
     form = (gpu.form_factor or "pcie").lower()
     if form in rules()["form_factors"]["whole_machine"] or gpu.vendor == "apple":
         return _whole_machine(req, gpu, assumptions, warnings)
@@ -197,7 +198,7 @@ def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
     gpu_w = _gpu_power(req, gpu, assumptions, warnings)
     lanes_per_gpu = gpu.pcie_lanes or 16
     if gpu.pcie_lanes is None:
-        assumptions.append("PCIe width unknown for this card: x16 assumed")
+        assumptions.append(note("ws_pcie_unknown"))
     storage_lanes = rules()["storage_lanes"]
     lanes_needed = n * lanes_per_gpu + storage_lanes
     ram_min = rules()["system_ram"]["vram_multiple"] * n * gpu.vram_gib
@@ -207,20 +208,18 @@ def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
     cpu_w = req.cpu_tdp_w if req.cpu_tdp_w is not None else platform.default_cpu_w
     host_w = cpu_w + platform.platform_w
     steady = n * gpu_w + host_w
-    assumptions.append(
-        f"steady DC load = {n} x {gpu_w:g} W GPU + {cpu_w:g} W CPU"
-        + ("" if req.cpu_tdp_w is not None else f" (typical for {platform.name})")
-        + f" + {platform.platform_w:g} W board/RAM/drives/fans = {steady:,.0f} W"
-    )
+    load = dict(n=n, gpu_w=gpu_w, cpu_w=cpu_w, platform_w=platform.platform_w, steady=steady)
+    if req.cpu_tdp_w is not None:
+        assumptions.append(note("ws_steady", **load))
+    else:
+        assumptions.append(note("ws_steady_typical", **load, platform=platform.name, platform_id=platform.id))
     peaks = _transient_peaks(n, gpu_w, host_w, assumptions)
     psu = _size_psu(req, kind, n, gpu_w, host_w, assumptions, warnings)
 
     wall = _wall_power(req.use, steady, assumptions)
     circuit_w = _circuit_load(gpu, n, wall, vendor_system, assumptions)
     heat_btu = circuit_w * BTU_PER_HOUR_PER_W
-    assumptions.append(
-        f"heat: every watt drawn ends up in the room: {circuit_w:,.0f} W x {BTU_PER_HOUR_PER_W} = {heat_btu:,.0f} BTU/h"
-    )
+    assumptions.append(note("ws_heat", watts=circuit_w, factor=BTU_PER_HOUR_PER_W, btu=heat_btu))
     circuits = _check_circuits(req, circuit_w, assumptions, warnings, rack=kind != "workstation")
 
     ram_gib = _ram_kit(platform, ram_min, req.use, n, gpu, assumptions, warnings)
@@ -277,64 +276,47 @@ def plan_workstation(req: WorkstationRequest) -> WorkstationPlan:
     )
 
 
-def _wall_power(use: Use, steady: float, assumptions: list[str]) -> float:
+def _wall_power(use: Use, steady: float, assumptions: list[Note]) -> float:
     """Return the AC draw at the socket: the DC load divided by the PSU's efficiency."""
     efficiency = rules()["psu"]["efficiency"]
     wall = steady / efficiency
-    assumptions.append(
-        f"wall power at full load = {steady:,.0f} W / {efficiency:.0%} PSU efficiency = {wall:,.0f} W "
-        f"({rules()['psu']['efficiency_why']}); "
-        + (
-            "training keeps GPUs near their limit for hours"
-            if use == "training"
-            else "inference decode often draws less than TDP, but prefill bursts reach it, so plan for full load"
-        )
-    )
+    about = rules()["psu"]["efficiency_why"]
+    code = "ws_wall_training" if use == "training" else "ws_wall_inference"
+    assumptions.append(note(code, steady=steady, efficiency=efficiency, wall=wall, about=about))
     return wall
 
 
-def _circuit_load(gpu: GpuSpec, n: int, wall: float, vendor_system: bool, assumptions: list[str]) -> float:
+def _circuit_load(gpu: GpuSpec, n: int, wall: float, vendor_system: bool, assumptions: list[Note]) -> float:
     """Return the draw to check circuits against: the estimate, or a vendor system's rating when that is higher."""
     anchor = rules()["vendor_systems"]["systems"].get(gpu.id) if vendor_system else None
     if not anchor:
         return wall
     systems = math.ceil(n / 8)
     circuit_w = max(wall, anchor["max_w"] * systems)
-    assumptions.append(
-        f"vendor reference: {anchor['name']} is rated {anchor['max_w']:,} W maximum "
-        f"({systems} system(s) = {anchor['max_w'] * systems:,} W); circuits are checked against the larger of that "
-        f"and the {wall:,.0f} W estimate (switches, NICs and fans make the real system draw more)"
-    )
+    total = anchor["max_w"] * systems
+    reference = dict(system=anchor["name"], max_w=anchor["max_w"], systems=systems, total_w=total, wall=wall)
+    assumptions.append(note("ws_vendor_reference", **reference))
     return circuit_w
 
 
-def _lane_warnings(gpu: GpuSpec, platform: Platform, lanes_per_gpu: int, width: int, vendor_system: bool) -> list[str]:
+def _lane_warnings(gpu: GpuSpec, platform: Platform, lanes_per_gpu: int, width: int, vendor_system: bool) -> list[Note]:
     """Warn when the platform narrows each GPU's link, or when the card itself is narrower than x16."""
     warnings = []
     if width < lanes_per_gpu and not vendor_system:
-        warnings.append(
-            f"on {platform.name} each GPU gets x{width} instead of x{lanes_per_gpu}: fine for inference and LoRA, but "
-            "host transfers and GPU-to-GPU traffic over PCIe run at half rate or less"
-        )
+        where = dict(platform=platform.name, platform_id=platform.id)
+        warnings.append(note("ws_lanes_narrowed", **where, width=width, lanes=lanes_per_gpu))
     if lanes_per_gpu < 16:
-        warnings.append(
-            f"{gpu.name} is an x{lanes_per_gpu} card: PCIe {gpu.pcie_gen or '?'}.0 x{lanes_per_gpu} gives half the "
-            "host bandwidth of an x16 card, and in an older PCIe 3.0 slot it falls further; model loading and offload "
-            "are slower, token generation itself is not affected"
-        )
+        warnings.append(note("ws_narrow_card", gpu=gpu.name, lanes=lanes_per_gpu, gen=str(gpu.pcie_gen or "?")))
     return warnings
 
 
-def _gpu_power(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], warnings: list[str]) -> float:
+def _gpu_power(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[Note], warnings: list[Note]) -> float:
     if req.gpu_power_limit_w is not None:
-        if gpu.tdp_w and req.gpu_power_limit_w > gpu.tdp_w:
-            warnings.append(
-                f"power limit {req.gpu_power_limit_w:g} W is above {gpu.name}'s rated {gpu.tdp_w:g} W; only some "
-                "partner cards allow raising the limit"
-            )
+        limit = req.gpu_power_limit_w
+        if gpu.tdp_w and limit > gpu.tdp_w:
+            warnings.append(note("ws_limit_above_rated", limit=limit, gpu=gpu.name, tdp=gpu.tdp_w))
         assumptions.append(
-            f"GPUs capped at {req.gpu_power_limit_w:g} W each (`nvidia-smi -pl`, reapplied at boot)"
-            + (f"; rated {gpu.tdp_w:g} W" if gpu.tdp_w else "")
+            note("ws_capped_rated", limit=limit, tdp=gpu.tdp_w) if gpu.tdp_w else note("ws_capped", limit=limit)
         )
         return float(req.gpu_power_limit_w)
     if not gpu.tdp_w:
@@ -342,7 +324,7 @@ def _gpu_power(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], wa
             f"the board power of {gpu.name} is unknown, so the power supply cannot be sized; "
             "pass gpu_power_limit_w (the card's TDP/TGP in watts)"
         )
-    assumptions.append(f"{gpu.name}: {gpu.tdp_w:g} W rated board power (TDP/TGP) per GPU")
+    assumptions.append(note("ws_board_power", gpu=gpu.name, tdp=gpu.tdp_w))
     return float(gpu.tdp_w)
 
 
@@ -352,44 +334,40 @@ def _choose_platform(
     lanes_per_gpu: int,
     ram_min: float,
     vendor_system: bool,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
 ) -> Platform:
     """Pick the smallest platform class that carries the GPUs, their lanes and the RAM."""
     table = platforms()
     server = table[-1]
     if vendor_system:
-        assumptions.append(f"platform: {server.name} (the SXM/OAM baseboard sits in the vendor's server)")
+        assumptions.append(note("ws_platform_vendor", platform=server.name, platform_id=server.id))
         return server
     passive = (gpu.cooling or "").lower() == "passive"
     min_link = min(8, lanes_per_gpu)  # x8 per GPU is the least a plan accepts (desktop x8/x8)
     for platform in table:
         reasons = []
         if n > platform.max_gpus:
-            reasons.append(f"{n} GPUs > {platform.max_gpus}")
+            reasons.append(note("ws_over_gpus", n=n, max=platform.max_gpus))
         if n * min_link > platform.gpu_lanes:
-            reasons.append(f"{n} x x{min_link} lanes > {platform.gpu_lanes}")
+            reasons.append(note("ws_over_lanes", n=n, link=min_link, lanes=platform.gpu_lanes))
         if ram_min > platform.max_ram_gib:
-            reasons.append(f"{ram_min:g} GiB RAM > {platform.max_ram_gib} GiB")
+            reasons.append(note("ws_over_ram", ram=ram_min, max=platform.max_ram_gib))
         if passive and platform.id != "server":
-            reasons.append("passive cards need server airflow")
+            reasons.append(note("ws_over_passive"))
+        where = dict(platform=platform.name, platform_id=platform.id)
         if not reasons:
-            assumptions.append(
-                f"platform: {platform.name} — the smallest class with room for {n} GPU(s) at x{min_link} or wider, "
-                f"{platform.cpu_lanes_usable} usable CPU lanes ({platform.lane_note})"
-            )
+            room = dict(n=n, link=min_link, lanes=platform.cpu_lanes_usable, about=platform.lane_note)
+            assumptions.append(note("ws_platform", **where, **room))
             return platform
         if platform is server:
-            warnings.append(
-                f"{n} GPUs exceed a single GPU server ({'; '.join(reasons)}): split the work over two nodes or use a "
-                "chassis with PCIe switches built for that many cards"
-            )
-            assumptions.append(f"platform: {server.name} (over its limits: {'; '.join(reasons)})")
+            warnings.append(note("ws_too_many_gpus", n=n, reasons=reasons))
+            assumptions.append(note("ws_platform_over", **where, reasons=reasons))
             return server
     raise AssertionError("platform table is empty")  # pragma: no cover
 
 
-def _transient_peaks(n: int, gpu_w: float, host_w: float, assumptions: list[str]) -> dict[str, float]:
+def _transient_peaks(n: int, gpu_w: float, host_w: float, assumptions: list[Note]) -> dict[str, float]:
     """Whole-system power in each short window, with measured GPU spike factors for high-power cards."""
     cfg = rules()["psu"]
     high_power = gpu_w >= cfg["high_power_gpu_w"]
@@ -399,37 +377,32 @@ def _transient_peaks(n: int, gpu_w: float, host_w: float, assumptions: list[str]
         peaks[window["window"]] = n * gpu_w * factor + host_w
     if high_power:
         worst = max(cfg["excursion_windows"], key=lambda w: w["gpu_spike_factor"])
-        assumptions.append(
-            f"transients: cards of {cfg['high_power_gpu_w']} W and more spike above their rating "
-            f"({cfg['high_power_why']}); spike factors measured on the RTX 5090 and applied here: "
-            + "; ".join(
-                f"{w['window']}: x{w['gpu_spike_factor']} ({w['gpu_spike_why']})" for w in cfg["excursion_windows"]
-            )
-            + f"; worst case {n} x {gpu_w:g} W x {worst['gpu_spike_factor']} + {host_w:g} W host = "
-            f"{peaks[worst['window']]:,.0f} W for under {worst['window']}"
-        )
+        factors = [
+            note("ws_spike_factor", window=w["window"], factor=w["gpu_spike_factor"], about=w["gpu_spike_why"])
+            for w in cfg["excursion_windows"]
+        ]
+        case = dict(n=n, gpu_w=gpu_w, worst=worst["gpu_spike_factor"], host_w=host_w, window=worst["window"])
+        threshold = dict(threshold=cfg["high_power_gpu_w"], about=cfg["high_power_why"])
+        assumptions.append(note("ws_transients", **threshold, factors=factors, **case, peak=peaks[worst["window"]]))
     else:
-        assumptions.append(
-            f"transients: {gpu_w:g} W cards are below the {cfg['high_power_gpu_w']} W excursion class, so no spike "
-            "allowance is added"
-        )
+        assumptions.append(note("ws_transients_none", gpu_w=gpu_w, threshold=cfg["high_power_gpu_w"]))
     return peaks
 
 
 def _unit_requirement(
     gpus_on_unit: int, gpu_w: float, host_w: float, legacy: bool, high_power: bool
-) -> tuple[float, str]:
+) -> tuple[float, Note]:
     """Size one PSU for the GPUs (and optionally the host) it feeds: margin vs transient rules."""
     cfg = rules()["psu"]
     steady = gpus_on_unit * gpu_w + host_w
-    need, why = steady * cfg["margin"], f"{steady:,.0f} W x {cfg['margin']} margin"
+    need, why = steady * cfg["margin"], note("ws_set_by_margin", steady=steady, margin=cfg["margin"])
     for window in cfg["excursion_windows"]:
         factor = window["gpu_spike_factor"] if high_power else 1.0
         allowance = 1.0 if legacy else window["psu_allowance_atx3"]
         peak = gpus_on_unit * gpu_w * factor + host_w
         if peak / allowance > need:
             need = peak / allowance
-            why = f"{window['window']} spike {peak:,.0f} W / {allowance:.0%} allowance"
+            why = note("ws_set_by_spike", window=window["window"], peak=peak, allowance=allowance)
     return need, why
 
 
@@ -444,91 +417,71 @@ def _size_psu(
     n: int,
     gpu_w: float,
     host_w: float,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
 ) -> dict:
     """Round the requirement to PSU sizes; split over several units when one is not enough."""
     cfg = rules()["psu"]
     high_power = gpu_w >= cfg["high_power_gpu_w"]
     legacy = req.legacy_psu
     required, why = _unit_requirement(n, gpu_w, host_w, legacy, high_power)
-    allowances = ", ".join(
-        f"{w['psu_allowance_atx3']:.0%} for {w['window']}" for w in reversed(cfg["excursion_windows"])
-    )
-    assumptions.append(
-        f"PSU requirement = the larger of steady load x {cfg['margin']} ({cfg['margin_why']}) and each spike divided "
-        + (
-            "by 100% (a pre-ATX-3.0 PSU has no excursion allowance)"
-            if legacy
-            else f"by the ATX 3.x excursion allowance ({allowances}; Intel ATX 3.0/3.1 design guide)"
-        )
-        + f" = {required:,.0f} W, set by the {why}"
-    )
+    rule = dict(margin=cfg["margin"], about=cfg["margin_why"], required=required, reason=[why])
+    if legacy:
+        assumptions.append(note("ws_psu_rule_legacy", **rule))
+    else:
+        allowances = [
+            note("ws_allowance", share=w["psu_allowance_atx3"], window=w["window"])
+            for w in reversed(cfg["excursion_windows"])
+        ]
+        assumptions.append(note("ws_psu_rule", **rule, allowances=allowances))
     if legacy and high_power:
         modern, _ = _unit_requirement(n, gpu_w, host_w, False, high_power)
-        warnings.append(
-            f"a pre-ATX-3.0 PSU must be sized for the spikes ({required:,.0f} W vs {modern:,.0f} W for an ATX 3.x unit "
-            "with a native 12V-2x6 cable); older units may trip over-current protection and shut down under load"
-        )
+        warnings.append(note("ws_legacy_psu", required=required, modern=modern))
     if kind == "vendor_system":
         return {
             "required": round(required, 1),
             "unit_w": None,
             "count": None,
             "units": [],
-            "layout": "vendor power supplies (redundant CRPS modules on 200-240 V), chosen by the system vendor",
+            "layout": note("ws_layout_vendor"),
         }
     if kind == "gpu_server":
         largest = cfg["server_psu_unit_w"]
         count = math.ceil(required / largest)
         unit = next(s for s in cfg["server_psu_steps_w"] if s >= required / count - 1e-9)
-        assumptions.append(
-            f"server PSUs: {required:,.0f} W over CRPS modules of up to {largest:,} W = {count} x {unit:,} W, plus "
-            f"{count} more for N+N redundancy (or 1 more for N+1); these modules deliver full power only on 200-240 V"
-        )
+        servers = dict(required=required, largest=largest, count=count, unit=unit)
+        assumptions.append(note("ws_server_psus", **servers))
         return {
             "required": round(required, 1),
             "unit_w": unit,
             "count": count,
             "units": [unit] * count,
-            "layout": f"{count} x {unit:,} W server PSUs (+{count} for N+N redundancy), 200-240 V input",
+            "layout": note("ws_layout_server", count=count, unit=unit),
         }
     if required <= cfg["max_single_atx_w_230v"]:
         unit = _step(required)
-        layout = (
-            f"1 x {unit:,} W PSU (pre-ATX-3.0, sized for the spikes; an ATX 3.1 unit could be smaller)"
-            if legacy
-            else f"1 x {unit:,} W ATX 3.1 PSU"
-        )
+        layout = note("ws_layout_legacy" if legacy else "ws_layout_atx", unit=unit)
         if unit > cfg["max_single_atx_w"]:
             dual = _split_units(n, gpu_w, host_w, legacy, high_power, 2)
-            warnings.append(
-                f"{unit:,} W ATX PSUs reach their rating only on 200-240 V input; on a 120 V circuit use two PSUs "
-                f"({' + '.join(f'{u:,} W' for u, _ in dual)}), or cap the GPUs with `nvidia-smi -pl`"
-            )
+            warnings.append(note("ws_atx_needs_230v", unit=unit, dual=" + ".join(f"{u:,} W" for u, _ in dual)))
         return {"required": round(required, 1), "unit_w": unit, "count": 1, "units": [unit], "layout": layout}
     for count in range(2, n + 2):
         units = _split_units(n, gpu_w, host_w, legacy, high_power, count)
         if max(u for u, _ in units) <= cfg["max_single_atx_w"]:
             break
     sizes = [u for u, _ in units]
-    layout = "; ".join(f"PSU {i + 1}: {u:,} W for {feeds}" for i, (u, feeds) in enumerate(units))
-    warnings.append(
-        f"{required:,.0f} W is more than one ATX PSU delivers ({cfg['max_single_atx_w']:,} W at 120 V, "
-        f"{cfg['max_single_atx_w_230v']:,} W at 230 V): use {count} PSUs ({layout}) joined by an add2psu/sync board "
-        "with a common ground, each GPU's power cables from one PSU only; or a server chassis with CRPS supplies"
-    )
-    assumptions.append(
-        f"dual-PSU split: GPUs go to the least-loaded unit; the motherboard PSU also carries {host_w:g} W of CPU and "
-        "platform; each unit is sized with the same margin and transient rules"
-    )
+    parts = [feeds for _, feeds in units]
+    limits = dict(max_120v=cfg["max_single_atx_w"], max_230v=cfg["max_single_atx_w_230v"])
+    warnings.append(note("ws_multi_psu", required=required, **limits, count=count, layout=parts))
+    assumptions.append(note("ws_psu_split", host_w=host_w))
+    layout = note("ws_layout_units", units=parts)
     return {"required": round(required, 1), "unit_w": max(sizes), "count": count, "units": sizes, "layout": layout}
 
 
 def _split_units(
     n: int, gpu_w: float, host_w: float, legacy: bool, high_power: bool, count: int
-) -> list[tuple[int, str]]:
-    """Assign GPUs to PSUs (least-loaded first) and size each unit."""
+) -> list[tuple[int, Note]]:
+    """Assign GPUs to PSUs (least-loaded first) and size each unit: (watts, what it feeds)."""
     gpus = [0] * count
     loads = [host_w] + [0.0] * (count - 1)
     for _ in range(n):
@@ -538,13 +491,13 @@ def _split_units(
     units = []
     for i in range(count):
         need, _ = _unit_requirement(gpus[i], gpu_w, host_w if i == 0 else 0.0, legacy, high_power)
-        feeds = ("motherboard, CPU and " if i == 0 else "") + f"{gpus[i]} GPU(s)"
-        units.append((_step(need), feeds))
+        unit = _step(need)
+        units.append((unit, note("ws_psu_host" if i == 0 else "ws_psu_gpus", i=i + 1, unit=unit, gpus=gpus[i])))
     return units
 
 
 def _check_circuits(
-    req: WorkstationRequest, wall_w: float, assumptions: list[str], warnings: list[str], rack: bool = False
+    req: WorkstationRequest, wall_w: float, assumptions: list[Note], warnings: list[Note], rack: bool = False
 ) -> list[CircuitCheck]:
     cfg = rules()["circuits"]
     factor = cfg["continuous_factor"]
@@ -558,31 +511,19 @@ def _check_circuits(
         )
         for c in cfg["list"]
     ]
-    assumptions.append(f"circuits: continuous limit = volts x amps x {factor} ({cfg['continuous_why']})")
+    assumptions.append(note("ws_circuit_rule", factor=factor, about=cfg["continuous_why"]))
     chosen = [c for c in checks if c.id == req.circuit] if req.circuit else checks
-    failing = [c for c in chosen if not c.fits]
+    failing = [
+        note("ws_circuit_continuous", label=c.label, circuit=c.id, watts=c.continuous_w) for c in chosen if not c.fits
+    ]
     if failing:
-        fitting = [c.label for c in checks if c.fits]
-        remedy = (
-            "feed it from rack PDUs on 200-240 V (single- or three-phase), one feed per PSU"
-            if rack
-            else "split the PSUs over separate circuits, or cap the GPUs with `nvidia-smi -pl`"
-        )
-        warnings.append(
-            f"~{wall_w:,.0f} W from the wall is more than "
-            + ", ".join(f"{c.label} ({c.continuous_w:,.0f} W continuous)" for c in failing)
-            + (
-                f": use {' or '.join(fitting)}, or {remedy}"
-                if fitting
-                else f": no household circuit carries it; {remedy}"
-            )
-        )
-    near = [c for c in chosen if c.fits and wall_w > 0.9 * c.continuous_w]
+        fitting = [note("ws_circuit", label=c.label, circuit=c.id) for c in checks if c.fits]
+        remedy = [note("ws_remedy_rack" if rack else "ws_remedy_home")]
+        code = "ws_circuit_over" if fitting else "ws_circuit_over_all"
+        warnings.append(note(code, wall=wall_w, failing=failing, fitting=fitting, remedy=remedy))
+    near = [note("ws_circuit", label=c.label, circuit=c.id) for c in chosen if c.fits and wall_w > 0.9 * c.continuous_w]
     if near:
-        warnings.append(
-            f"~{wall_w:,.0f} W uses over 90% of {', '.join(c.label for c in near)}: keep other loads (monitors, "
-            "heaters) off that circuit"
-        )
+        warnings.append(note("ws_circuit_near", wall=wall_w, near=near))
     return checks
 
 
@@ -592,8 +533,8 @@ def _ram_kit(
     use: Use,
     n: int,
     gpu: GpuSpec,
-    assumptions: list[str],
-    warnings: list[str],
+    assumptions: list[Note],
+    warnings: list[Note],
 ) -> int:
     """Round 2x total VRAM up to a kit that populates the platform's memory channels."""
     kits = sorted(
@@ -608,35 +549,27 @@ def _ram_kit(
         if count * size == kit
     )
     multiple = rules()["system_ram"]["vram_multiple"]
-    assumptions.append(
-        f"system RAM >= {multiple:g} x total GPU memory = {multiple:g} x {n} x {gpu.vram_gib:g} GiB = {ram_min:g} GiB "
-        f"({rules()['system_ram']['why']}); rounded up to {kit} GiB ({dimms}, filling "
-        f"{platform.memory_channels} memory channels on {platform.name})"
-    )
+    where = dict(platform=platform.name, platform_id=platform.id)
+    sizing = dict(multiple=multiple, n=n, vram=gpu.vram_gib, ram_min=ram_min, about=rules()["system_ram"]["why"])
+    kit_parts = dict(kit=kit, dimms=dimms, channels=platform.memory_channels)
+    assumptions.append(note("ws_ram", **sizing, **kit_parts, **where))
     if kit < ram_min:
-        warnings.append(f"{ram_min:g} GiB of RAM is beyond {platform.name}'s {platform.max_ram_gib} GiB maximum")
+        warnings.append(note("ws_ram_over", ram_min=ram_min, max=platform.max_ram_gib, **where))
     if use == "training":
-        assumptions.append(
-            "DeepSpeed/FSDP CPU offload needs much more RAM: offloaded AdamW state is about 12 bytes or more per "
-            "parameter (a 7B model's optimizer alone is ~84 GB)"
-        )
+        assumptions.append(note("ws_ram_offload"))
     return kit
 
 
-def _cpu_cores(use: Use, n: int, platform: Platform, assumptions: list[str], warnings: list[str]) -> int:
+def _cpu_cores(use: Use, n: int, platform: Platform, assumptions: list[Note], warnings: list[Note]) -> int:
     cfg = rules()["cpu_cores"]
     per_gpu = cfg["per_gpu"][use]
     raw = max(cfg["minimum"], cfg["base"] + per_gpu * n)
     cores = next((s for s in cfg["steps"] if s >= raw), cfg["steps"][-1])
-    assumptions.append(
-        f"CPU cores = {cfg['base']} + {per_gpu} per GPU for {use} x {n} = {cfg['base'] + per_gpu * n} "
-        f"(at least {cfg['minimum']}), rounded up to a common core count: {cores} ({cfg['why']})"
-    )
+    sizing = dict(base=cfg["base"], per_gpu=per_gpu, use=use, n=n, raw=cfg["base"] + per_gpu * n)
+    assumptions.append(note("ws_cpu_cores", **sizing, minimum=cfg["minimum"], cores=cores, about=cfg["why"]))
     if cores > platform.max_cores:
-        warnings.append(
-            f"{cores} cores is more than {platform.name} offers ({platform.max_cores}); the top part of the class "
-            "will do, or move up a platform class if data loading becomes the bottleneck"
-        )
+        where = dict(platform=platform.name, platform_id=platform.id)
+        warnings.append(note("ws_cores_over", cores=cores, max=platform.max_cores, **where))
     return cores
 
 
@@ -657,18 +590,17 @@ def _explain_lanes(
     storage_lanes: int,
     platform: Platform,
     vendor_system: bool,
-    assumptions: list[str],
+    assumptions: list[Note],
 ) -> None:
-    others = ", ".join(f"{p.id} {p.cpu_lanes_usable}" for p in platforms())
-    assumptions.append(
-        f"PCIe lanes needed = {n} x x{lanes_per_gpu} + {storage_lanes} for NVMe ({rules()['storage_why']}) = "
-        f"{lanes_needed}; usable CPU lanes by class: {others}; {platform.name} gives each GPU x{width}"
-        + (" (the baseboard's PCIe switches fan the host lanes out to the GPUs and NICs)" if vendor_system else "")
-    )
+    classes = [note("ws_class_lanes", platform_id=p.id, lanes=p.cpu_lanes_usable) for p in platforms()]
+    need = dict(n=n, lanes=lanes_per_gpu, storage=storage_lanes, about=rules()["storage_why"], needed=lanes_needed)
+    where = dict(platform=platform.name, platform_id=platform.id, width=width)
+    code = "ws_lanes_baseboard" if vendor_system else "ws_lanes"
+    assumptions.append(note(code, **need, classes=classes, **where))
 
 
 def _connectors(
-    gpu: GpuSpec, n: int, gpu_w: float, assumptions: list[str], warnings: list[str], kind: BuildKind
+    gpu: GpuSpec, n: int, gpu_w: float, assumptions: list[Note], warnings: list[Note], kind: BuildKind
 ) -> dict[str, int]:
     """Auxiliary power connectors for all cards, from the table or estimated from board power."""
     table = rules()["gpu_power_connectors"]["cards"]
@@ -681,11 +613,7 @@ def _connectors(
     row = table.get(gpu.id)
     if row is not None:
         per_card = {k: int(v) for k, v in row.items() if k in labels}
-        assumptions.append(
-            "power connectors per card: "
-            + (", ".join(f"{v} x {labels[k]}" for k, v in per_card.items()) or "none")
-            + (f" ({row['note']})" if row.get("note") else "")
-        )
+        assumptions.append(_connectors_note(per_card, row.get("note")))
     else:
         rated = gpu.tdp_w or gpu_w
         if rated <= 75:
@@ -694,52 +622,41 @@ def _connectors(
             per_card = {"16pin": 1}
         else:
             per_card = {"pcie8": math.ceil((rated - 75) / 150)}
-        assumptions.append(
-            "power connectors not listed for this card: estimated from board power (75 W from the slot, 150 W per "
-            "8-pin, one 16-pin for 300-600 W PCIe 5.0 cards); check the card's manual"
-        )
+        assumptions.append(note("ws_connectors_estimated"))
     total = {labels[k]: v * n for k, v in per_card.items() if v}
     if per_card.get("16pin", 0) * n > 2 and kind == "workstation":
-        warnings.append(
-            f"{per_card['16pin'] * n} x 16-pin cables needed: most ATX 3.x PSUs have one or two native 12V-2x6 cables; "
-            "choose units with enough native cables rather than 4 x 8-pin adapters, push each plug in until it clicks, "
-            "and do not bend the cable sharply at the plug"
-        )
+        warnings.append(note("ws_16pin_cables", count=per_card["16pin"] * n))
     elif per_card.get("16pin"):
-        warnings.append(
-            "16-pin 12VHPWR/12V-2x6: use the PSU's native cable, seat the plug fully (no gap), avoid sharp bends near "
-            "the plug and check it after the first weeks of heavy load; melted connectors have been reported on "
-            "4090/5090 cards"
-        )
+        warnings.append(note("ws_16pin_care"))
     if per_card.get("eps8"):
-        warnings.append(
-            "these cards take an 8-pin EPS12V (CPU) connector, not a PCIe 8-pin: use a CPU/EPS cable or the vendor's "
-            "adapter; the two plugs are keyed differently and must not be forced"
-        )
+        warnings.append(note("ws_eps8"))
     return total
 
 
-def _slots(gpu: GpuSpec, n: int, platform: Platform, assumptions: list[str], warnings: list[str]) -> tuple[int, int]:
+def _connectors_note(per_card: dict[str, int], about: str | None) -> Note:
+    """The power connectors one card takes, as the table lists them."""
+    kinds = [note("ws_connector", count=v, kind=k) for k, v in per_card.items()]
+    if not kinds:
+        return note("ws_connectors_none_about", about=about) if about else note("ws_connectors_none")
+    return (
+        note("ws_connectors_about", connectors=kinds, about=about) if about else note("ws_connectors", connectors=kinds)
+    )
+
+
+def _slots(gpu: GpuSpec, n: int, platform: Platform, assumptions: list[Note], warnings: list[Note]) -> tuple[int, int]:
     """Compare card thickness x N with the board's x16 slot layout; count cards that fit without risers."""
     slots = gpu.slots or 2
     if gpu.slots is None:
-        assumptions.append("card thickness unknown: 2 slots assumed")
+        assumptions.append(note("ws_slots_unknown"))
     open_air = (gpu.cooling or "").lower() == "open-air"
     if platform.x16_slot_positions is None:
         fit = platform.max_gpus if slots <= 2 else 0
-        assumptions.append(
-            f"slots: a GPU server chassis holds up to {platform.max_gpus} double-width cards; {slots}-slot cards "
-            + ("fit" if fit else "do not fit its card cages")
-        )
+        code = "ws_server_slots_fit" if fit else "ws_server_slots_no_fit"
+        assumptions.append(note(code, max=platform.max_gpus, slots=slots))
         if not fit:
-            warnings.append(
-                f"{slots}-slot consumer cards do not fit standard GPU-server card cages: use 2-slot blower or "
-                "passive versions"
-            )
+            warnings.append(note("ws_server_thick_cards", slots=slots))
         elif open_air:
-            warnings.append(
-                "open-air cards in a server chassis fight the front-to-back airflow: use blower or passive versions"
-            )
+            warnings.append(note("ws_server_open_air"))
         return slots, fit
     fit, gaps, end = 0, [], 0
     for position in platform.x16_slot_positions:
@@ -748,122 +665,99 @@ def _slots(gpu: GpuSpec, n: int, platform: Platform, assumptions: list[str], war
                 gaps.append(position - end - 1)
             fit += 1
             end = position + slots - 1
-    assumptions.append(
-        f"slots: {n} x {slots}-slot card(s) need {n * slots} slot positions; {platform.name} boards put x16 slots at "
-        f"positions {platform.x16_slot_positions} in a {platform.case_expansion_slots}-slot case, so up to {fit} fit "
-        f"without risers" + (f", with {min(gaps)} empty slot(s) between adjacent cards" if gaps else "")
+    where = dict(platform=platform.name, platform_id=platform.id)
+    layout = dict(
+        n=n,
+        slots=slots,
+        positions=n * slots,
+        layout=[note("item", value=p) for p in platform.x16_slot_positions or []],
+        fit=fit,
     )
+    case = platform.case_expansion_slots
+    if gaps:
+        assumptions.append(note("ws_slots_gap", **layout, **where, case=case, gap=min(gaps)))
+    else:
+        assumptions.append(note("ws_slots", **layout, **where, case=case))
     if fit < n:
-        warnings.append(
-            f"only {fit} of {n} {slots}-slot cards fit on a {platform.name} board: use PCIe 4.0/5.0-rated riser "
-            "cables in an open frame or large chassis, 2-slot blower versions, or water blocks"
-        )
+        warnings.append(note("ws_slots_short", fit=fit, n=n, slots=slots, **where))
     if open_air and n >= 2 and gaps and min(gaps) == 0:
-        warnings.append(
-            f"{slots}-slot spacing: with x16 slots {slots} positions apart the {slots}-slot open-air cards sit with no "
-            "air gap and the upper card chokes; many partner cards are 3.5-4 slots and will not fit at all. Use a "
-            "board with x16 slots 4 apart, risers, or blower/water-cooled cards"
-        )
+        warnings.append(note("ws_no_air_gap", slots=slots))
     if open_air and n > 2:
-        warnings.append(
-            f"{n} open-air cards: they dump heat into the case and starve each other; prefer blower or water-cooled "
-            "versions, or risers in an open frame with space between cards"
-        )
+        warnings.append(note("ws_open_air_many", n=n))
     return slots, fit
 
 
-def _nvlink(gpu: GpuSpec, n: int, vendor_system: bool) -> tuple[bool, int, str]:
+def _nvlink(gpu: GpuSpec, n: int, vendor_system: bool) -> tuple[bool, int, Note]:
     """NVLink bridge availability and how many bridges N cards take."""
     if vendor_system:
         link = gpu.interconnect_note or ("NVLink" if gpu.nvlink else "the vendor's GPU fabric")
-        return False, 0, f"no bridges: the GPUs are linked on the baseboard ({link})"
+        return False, 0, note("ws_nvlink_baseboard", link=link)
     if not gpu.nvlink:
-        return False, 0, gpu.interconnect_note or f"{gpu.name} has no NVLink; multi-GPU traffic goes over PCIe"
+        about = gpu.interconnect_note
+        return (
+            False,
+            0,
+            note("ws_no_nvlink_about", gpu=gpu.name, about=about) if about else note("ws_no_nvlink", gpu=gpu.name),
+        )
     bridge = rules()["nvlink_bridges"]["cards"].get(gpu.id, {})
     group = bridge.get("max_gpus", 2)
     spacing = bridge.get("spacing", "check the bridge width against the slot spacing")
     if n < 2:
-        return True, 0, f"NVLink bridge available ({group}-way, {spacing}); it needs a second card"
+        return True, 0, note("ws_nvlink_one_card", group=group, spacing=spacing)
     bridges = n // group
-    note = f"{group}-way NVLink bridges only ({spacing}): {bridges} bridge(s) join {bridges * group} of {n} GPUs"
+    more = []
     if n > group:
-        note += f"; traffic between {'pairs' if group == 2 else 'groups'} crosses PCIe"
+        more.append(note("ws_nvlink_cross_pairs" if group == 2 else "ws_nvlink_cross_groups"))
     if n % group:
-        note += f"; {n % group} GPU(s) stay unbridged"
-    return True, bridges, note + (f" ({gpu.interconnect_note})" if gpu.interconnect_note else "")
+        more.append(note("ws_nvlink_unbridged", rest=n % group))
+    detail = [note("about_en", about=gpu.interconnect_note)] if gpu.interconnect_note else []
+    joined = dict(bridges=bridges, joined=bridges * group, n=n)
+    return True, bridges, note("ws_nvlink_bridges", group=group, spacing=spacing, **joined, more=more, detail=detail)
 
 
-def _vendor_system_warnings(gpu: GpuSpec, n: int, form: str, warnings: list[str]) -> None:
+def _vendor_system_warnings(gpu: GpuSpec, n: int, form: str, warnings: list[Note]) -> None:
     if form == "superchip":
-        warnings.append(
-            f"{gpu.name} is a superchip module sold only inside complete liquid-cooled racks from the vendor; "
-            "there is nothing to build: plan rack power, cooling and networking with the vendor"
-        )
+        warnings.append(note("ws_superchip", gpu=gpu.name))
         return
     board = "HGX" if form == "sxm" else "OAM/UBB"
-    warnings.append(
-        f"{gpu.name} is an {form.upper()} module, not a PCIe card: it mounts on an {board} baseboard with its own "
-        f"power, cooling and interconnect. Buy a vendor {board} server (4- or 8-GPU baseboards); a DIY workstation "
-        "is not possible"
-    )
+    warnings.append(note("ws_module_not_pcie", gpu=gpu.name, form=form.upper(), board=board))
     if n % 4:
-        warnings.append(f"{board} baseboards hold 4 or 8 GPUs; {n} GPUs means {math.ceil(n / 8)} 8-GPU system(s)")
+        warnings.append(note("ws_baseboard_count", board=board, n=n, systems=math.ceil(n / 8)))
 
 
-def _cooling_notes(gpu: GpuSpec, n: int, kind: BuildKind, wall_w: float, use: Use) -> list[str]:
+def _cooling_notes(gpu: GpuSpec, n: int, kind: BuildKind, wall_w: float, use: Use) -> list[Note]:
     cooling = (gpu.cooling or "unknown").lower()
-    notes = {
-        "open-air": "open-air cooler: quiet for one card, but it exhausts into the case; give the case strong "
-        "front-to-back airflow and leave a free slot between cards",
-        "blower": "blower cooler: exhausts out of the back of the case, so cards can sit side by side; loud under load",
-        "passive": "passive card with no fans: needs ducted server airflow (a GPU server rated for this card); in a "
-        "tower it overheats within minutes",
-        "liquid": "liquid-cooled: needs facility water / a coolant distribution unit; a data-center install, not a "
-        "workstation",
-    }
-    out = [notes.get(cooling, f"cooling type '{cooling}': follow the vendor's chassis requirements")]
+    known = ("open-air", "blower", "passive", "liquid")
+    out = [
+        note(f"ws_cooling_{cooling.replace('-', '_')}") if cooling in known else note("ws_cooling_other", kind=cooling)
+    ]
     if kind in ("gpu_server", "vendor_system"):
-        out.append(
-            "server fans are loud (a jet-engine whine at full speed): put the machine in a rack room, not an office"
-        )
+        out.append(note("ws_server_fans_loud"))
     elif cooling == "blower" and n >= 2:
-        out.append("several blower cards are loud: place the box away from desks or use it remotely")
+        out.append(note("ws_blowers_loud"))
     if wall_w >= 1000:
-        out.append(
-            f"~{wall_w:,.0f} W of heat is like a space heater running nonstop"
-            + (" during training" if use == "training" else "")
-            + f": a small room needs ventilation or air conditioning that removes {wall_w * BTU_PER_HOUR_PER_W:,.0f} "
-            f"BTU/h ({wall_w / W_PER_AC_TON:.1f} ton of cooling; 1 ton = 12,000 BTU/h = {W_PER_AC_TON:,} W)"
-        )
+        heat = dict(wall=wall_w, btu=wall_w * BTU_PER_HOUR_PER_W, tons=wall_w / W_PER_AC_TON, ton_w=W_PER_AC_TON)
+        out.append(note("ws_heat_big_training" if use == "training" else "ws_heat_big", **heat))
     else:
-        out.append(f"~{wall_w:,.0f} W of heat: ordinary room ventilation is enough")
+        out.append(note("ws_heat_small", wall=wall_w))
     extra = rules()["cooling_notes_by_gpu"]["cards"].get(gpu.id)
     if extra:
-        out.append(extra)
+        out.append(note("ws_cooling_card", gpu_id=gpu.id, about=extra))
     return out
 
 
 def _whole_machine(
-    req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], warnings: list[str]
+    req: WorkstationRequest, gpu: GpuSpec, assumptions: list[Note], warnings: list[Note]
 ) -> WorkstationPlan:
     """Apple silicon: the GPU is part of a complete computer, so there is nothing to build."""
     n = req.num_gpus
-    warnings.append(
-        f"{gpu.name} is a system-on-chip inside a complete Mac: CPU, GPU and {gpu.vram_gib:g} GB unified memory come "
-        "as one machine, so there is no PSU, motherboard or RAM to choose"
-    )
+    warnings.append(note("ws_mac_soc", gpu=gpu.name, memory=gpu.vram_gib))
     if n > 1:
-        warnings.append(
-            f"{n} Macs can be clustered over Thunderbolt or Ethernet (llama.cpp RPC, exo, MLX distributed), but each "
-            "is a separate computer and the link is far slower than NVLink or PCIe"
-        )
+        warnings.append(note("ws_mac_cluster", n=n))
     wall = gpu.tdp_w * n if gpu.tdp_w else None
     if wall:
-        assumptions.append(f"wall power: {n} x {gpu.tdp_w:g} W maximum continuous per machine = {wall:,.0f} W")
-    usable = gpu.usable_memory_gib
-    assumptions.append(
-        f"memory: {gpu.vram_gib:g} GB unified, of which about {usable:g} GB can be wired for the GPU by default"
-    )
+        assumptions.append(note("ws_mac_wall", n=n, tdp=gpu.tdp_w, wall=wall))
+    assumptions.append(note("ws_mac_memory", memory=gpu.vram_gib, usable=gpu.usable_memory_gib))
     circuits = _check_circuits(req, wall, assumptions, warnings) if wall else []
     return WorkstationPlan(
         gpu=gpu.name,
@@ -881,20 +775,22 @@ def _whole_machine(
         psu_w=None,
         psu_count=None,
         psu_units_w=[],
-        psu_layout="built into the Mac",
+        psu_layout=note("ws_layout_mac"),
         wall_power_w=wall,
         heat_btu_per_hour=round(wall * BTU_PER_HOUR_PER_W) if wall else None,
         circuits=circuits,
         nvlink_bridge_available=False,
         nvlink_bridges=0,
-        nvlink_note="Apple silicon has no NVLink; Macs cluster over Thunderbolt or Ethernet",
-        cooling_notes=["built-in cooling; keep the vents clear"],
+        nvlink_note=note("ws_mac_nvlink"),
+        cooling_notes=[note("ws_mac_cooling")],
         assumptions=assumptions,
         warnings=warnings,
     )
 
 
-def _rack_system(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], warnings: list[str]) -> WorkstationPlan:
+def _rack_system(
+    req: WorkstationRequest, gpu: GpuSpec, assumptions: list[Note], warnings: list[Note]
+) -> WorkstationPlan:
     """Superchip parts (GB200): sold as liquid-cooled racks, so only power and heat are estimated."""
     n = req.num_gpus
     _vendor_system_warnings(gpu, n, "superchip", warnings)
@@ -902,12 +798,9 @@ def _rack_system(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], 
     efficiency = rules()["psu"]["efficiency"]
     steady = n * gpu_w
     wall = steady / efficiency
-    assumptions.append(
-        f"power: {n} x {gpu_w:g} W per GPU (its share of the superchip, CPU included) = {steady:,.0f} W, "
-        f"/ {efficiency:.0%} conversion = {wall:,.0f} W at the wall, before switches, NICs and cooling"
-    )
+    assumptions.append(note("ws_rack_power", n=n, gpu_w=gpu_w, steady=steady, efficiency=efficiency, wall=wall))
     heat = wall * BTU_PER_HOUR_PER_W
-    assumptions.append(f"heat: {wall:,.0f} W x {BTU_PER_HOUR_PER_W} = {heat:,.0f} BTU/h")
+    assumptions.append(note("ws_rack_heat", wall=wall, factor=BTU_PER_HOUR_PER_W, btu=heat))
     circuits = _check_circuits(req, wall, assumptions, warnings, rack=True)
     available, bridges, nvlink_note = _nvlink(gpu, n, True)
     return WorkstationPlan(
@@ -926,7 +819,7 @@ def _rack_system(req: WorkstationRequest, gpu: GpuSpec, assumptions: list[str], 
         psu_w=None,
         psu_count=None,
         psu_units_w=[],
-        psu_layout="rack power shelves chosen by the vendor",
+        psu_layout=note("ws_layout_rack"),
         wall_power_w=round(wall, 1),
         heat_btu_per_hour=round(heat),
         circuits=circuits,

@@ -139,6 +139,10 @@ class Turn:
         """Every result of type `kind` this turn, with the index of its outcome."""
         return [(i, o.result) for i, o in enumerate(self.outcomes) if isinstance(o.result, kind)]
 
+    def own_indexed(self, intent: str, kind: type[R]) -> list[tuple[int, R]]:
+        """The results of type `kind` of the calls `intent` planned, with their outcome index (for `shown`)."""
+        return [(i, r) for i, r in self.results(kind) if self.outcomes[i].call.owner == intent]
+
 
 class Capability:
     """One question type. Subclasses set the class variables and override what they do."""

@@ -32,7 +32,8 @@ def _cheaper(s: Scenario, first: VramResult) -> Scenario | None:
     if mode == "inference" and first.precision in ("bf16", "fp16", "fp32"):
         return s.model_copy(update={"precision": "awq"})
     if mode == "inference" and first.precision not in ("q3_k_m", "q2_k") and first.context_tokens > 4096:
-        return s.model_copy(update={"context_tokens": 4096})
+        # the same format as sized (a default may have chosen it), at a shorter context
+        return s.model_copy(update={"context_tokens": 4096, "precision": first.precision})
     return None
 
 
@@ -46,19 +47,23 @@ class CheaperWay(Capability):
         if first is None or first.fit is None or first.fit.fits:
             return []
         s = plan.scenario.model_copy(update={"num_gpus": first.fit.num_gpus})
+        ways: list[Scenario] = []
         cheaper = _cheaper(s, first)
         if cheaper is not None:
-            return [ToolCall(name=ToolName.ESTIMATE_VRAM, args=vram_args(cheaper), owner=self.intent)]
-        if first.mode != "inference" and first.fit.capacity_gib < 80:  # QLoRA of a 70B on a 48 GB card
-            bigger = s.model_copy(update={"gpu": _BIG_CARD, "num_gpus": 1})
-            return [ToolCall(name=ToolName.ESTIMATE_VRAM, args=vram_args(bigger), owner=self.intent)]
-        return []
+            if cheaper.mode != first.mode:
+                cheaper.num_gpus = 1  # "两张4090全参不行": LoRA on ONE of them is the cheapest way that works
+            ways.append(cheaper)
+        last_method = cheaper is None or cheaper.mode == first.mode  # nothing left but a shorter sequence
+        if first.mode != "inference" and last_method and first.fit.capacity_gib < 80:
+            ways.append(s.model_copy(update={"gpu": _BIG_CARD, "num_gpus": 1}))  # QLoRA of a 70B on a 48 GB card
+        return [ToolCall(name=ToolName.ESTIMATE_VRAM, args=vram_args(w), owner=self.intent) for w in ways]
 
     def render(self, w: Writer, turn: Turn) -> None:
-        for r in turn.own(self.intent, VramResult):
-            if r.fit is None:
+        for i, r in turn.own_indexed(self.intent, VramResult):
+            if r.fit is None or i in turn.shown:  # the fit answer may already lead with it
                 continue
-            key = "cheaper_fits" if r.fit.fits else "cheaper_still_not"
+            bigger = r.fit.gpu_id == _BIG_CARD and turn.plan.scenario.gpu != _BIG_CARD
+            key = ("bigger_card_fits" if bigger else "cheaper_fits") if r.fit.fits else "cheaper_still_not"
             w.say(
                 key,
                 model=r.model,

@@ -15,6 +15,7 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools import advice
 from tools.compare import CompareResult, CompareRow
 from tools.notes import Note, money
 from tools.prices import tco_defaults
@@ -23,6 +24,10 @@ MAX_GPUS = 4
 _MAX_REASONS = 5
 _MAX_NOTES = 6
 _FOLDED = ("memory", "fit", "speed")  # question types a comparison already answers for every option
+
+
+# What the comparison table shows for every card: asking about these is asking to compare them.
+COMPARE_SHOWS = frozenset({"price", "vram", "bandwidth", "tflops", "bf16", "fp8", "nvlink", "ecc"})
 
 
 def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisions: list[str]) -> dict[str, Any]:
@@ -41,6 +46,8 @@ def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisi
         if precisions:
             workload.pop("precision", None)
         args["workload"] = workload
+    elif trains := [m for m in parsed.modes_mentioned if m != "inference"]:
+        args["also_trains"] = trains[0]  # "inference + a bit of QLoRA", no model: compute matters too
     if methods:
         args["methods"] = methods
     if precisions:
@@ -70,12 +77,15 @@ def _ways(ctx: PlanContext) -> tuple[list[str], list[str]]:
     return (methods if len(methods) > 1 else []), (precisions[:4] if len(precisions) > 1 else [])
 
 
-def _fold(ctx: PlanContext) -> None:
+def _fold(ctx: PlanContext, cards: bool) -> None:
     """Every option's memory, fit and speed is in the comparison: "how much memory does FP8 save compared
-    with BF16" is answered by it, verdict first, not by a single estimate for the first format named."""
-    ctx.calls = [c for c in ctx.calls if c.owner not in _FOLDED]
-    ctx.intents = [i for i in ctx.intents if i not in _FOLDED]
-    ctx.second_round = [i for i in ctx.second_round if i not in _FOLDED]
+    with BF16" is answered by it, verdict first, not by a single estimate for the first format named. A fit
+    question about the first of several cards ("will it run 70B? is it worth it vs a 6000 Ada?") keeps its
+    own answer, which leads: the comparison cannot say "yes, at a shorter context"."""
+    folded = tuple(i for i in _FOLDED if not (cards and i == "fit"))
+    ctx.calls = [c for c in ctx.calls if c.owner not in folded]
+    ctx.intents = [i for i in ctx.intents if i not in folded]
+    ctx.second_round = [i for i in ctx.second_round if i not in folded or (i == "cheaper_way" and "fit" not in folded)]
 
 
 # ---- rendering --------------------------------------------------------------------------------------------
@@ -254,6 +264,8 @@ class Compare(Capability):
     def plan(self, ctx: PlanContext) -> None:
         prev, s, parsed = ctx.previous, ctx.scenario, ctx.parsed
         names = parsed.gpu_mentions or (prev.gpus if len(prev.gpus) > 1 else ([s.gpu] if s.gpu else []))
+        if parsed.pc_alternative and len(names) == 1:
+            names = [*names, advice.pc_reference_gpu()]  # "Mac Studio 还是自己攒 PC": the PC's card
         methods, precisions = _ways(ctx)
         if not names and not (methods or precisions):
             ctx.need("need_gpu")
@@ -262,9 +274,14 @@ class Compare(Capability):
             ctx.need("need_model")
             return
         names = names[:MAX_GPUS]
+        if s.budget is not None and len(names) > 1 and not (methods or precisions):
+            # "预算1w，买一张4090D还是两张二手3090": a purchase within a budget among the cards named; the
+            # policy sizes each (one used 3090 may already be enough) and holds the budget
+            ctx.hand_over(self.intent, "recommend")
+            return
         if len(names) > 1:
             methods, precisions = methods[:2], precisions[:2]  # at most 8 options in one table
-        _fold(ctx)
+        _fold(ctx, cards=len(names) > 1 and not (methods or precisions))
         ctx.add(self.intent, ToolName.COMPARE_GPUS, **compare_args(ctx, names, methods, precisions))
         if parsed.claims or parsed.asks:  # "4090 没有 NVLink 吧，和 A6000 比呢": the card facts answer the claim
             ctx.add(self.intent, ToolName.GPU_SPECS, names=names)

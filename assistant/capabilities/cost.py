@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import money
+from tools.notes import money, render_all
 from tools.tco import TcoResult
 
 
@@ -40,7 +40,7 @@ def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: boo
             n=r.num_gpus,
             gpu=r.gpu,
             hours=be,
-            per_day=be / 30.4,
+            per_day=od.break_even_hours_per_day,
             rate=money(od.price_per_gpu_hour, r.currency),
             upfront=money(r.upfront, r.currency),
             where=where if od.providers else "",
@@ -58,6 +58,8 @@ def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: boo
         buy_total=money(r.buy_total, r.currency),
         upfront=money(r.upfront, r.currency),
         be=be_text,
+        rate=money(od.price_per_gpu_hour, r.currency),
+        where=where if od.providers else "",
     )
 
 
@@ -91,8 +93,8 @@ def tco_lines(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: b
         )
     w.add("\n".join(lines))
     w.say("cheapest", option=w.label("option_label", r.cheapest))
-    w.bullets("assumptions_head", r.assumptions, limit=5)
-    w.bullets("warnings_head", r.warnings)
+    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
+    w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
 class Cost(Capability):

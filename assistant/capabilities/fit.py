@@ -14,17 +14,18 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools import advice
 from tools.fit import FitResult
-from tools.notes import note
+from tools.notes import note, render_all
 from tools.speed import SpeedResult
 from tools.vram import VramResult
 
 
-def fit_lines(w: Writer, r: FitResult) -> None:
+def fit_lines(w: Writer, r: FitResult, asked: str | None = None) -> None:
+    """What fits; `asked`: the format the user named ("70b q4"), answered yes or no first."""
     if r.best_precision is None:
-        w.say("fit_none", model=r.model, n=r.num_gpus, gpu=r.gpu, limiting=r.limiting_factor)
+        w.say("fit_none", model=r.model, n=r.num_gpus, gpu=r.gpu, limiting=r.limiting.render(w.lang))
         return
     w.say(
-        "fit_line",
+        "fit_line_asked" if asked and asked == r.best_precision else "fit_line",
         model=r.model,
         n=r.num_gpus,
         gpu=r.gpu,
@@ -33,9 +34,9 @@ def fit_lines(w: Writer, r: FitResult) -> None:
         max_context=r.max_context,
         context=r.memory_at_answer.context_tokens if r.memory_at_answer else 0,
         max_seq=r.max_concurrent_sequences or 0,
-        limiting=r.limiting_factor,
+        limiting=r.limiting.render(w.lang),
     )
-    w.bullets("warnings_head", r.warnings, limit=3)
+    w.bullets("warnings_head", render_all(r.warnings, w.lang), limit=3)
 
 
 def _personal(ctx: PlanContext) -> bool:
@@ -51,6 +52,18 @@ def _personal(ctx: PlanContext) -> bool:
     except AdvisorError:
         return False
     return gpu.segment in ("consumer", "workstation", "apple")
+
+
+def _shorter_context(turn: Turn, first: VramResult) -> tuple[int, VramResult] | None:
+    """The same model and format at a shorter context that fits, when the context was a default: the answer
+    to "can I run it" is then yes, at that context."""
+    if turn.parsed.context_tokens is not None or first.fit is None or first.fit.fits or first.num_gpus != 1:
+        return None
+    for i, r in turn.own_indexed("cheaper_way", VramResult):
+        same_way = r.precision == first.precision and r.mode == first.mode and r.num_gpus == first.num_gpus
+        if same_way and r.fit is not None and r.fit.fits and r.context_tokens < first.context_tokens:
+            return i, r
+    return None
 
 
 class Fit(Capability):
@@ -110,12 +123,28 @@ class Fit(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         sized = turn.own(self.intent, VramResult)
+        shorter = _shorter_context(turn, sized[0]) if sized else None
+        if shorter is not None:  # "48G 卡跑 70B": yes, at 4k; the default 8k is just over
+            i, r = shorter
+            turn.shown.add(i)
+            assert r.fit is not None
+            w.say(
+                "fits_shorter_context",
+                model=r.model,
+                precision=r.precision,
+                context=r.context_tokens,
+                need=r.per_gpu_gib,
+                gpu=r.fit.gpu,
+                usable=r.fit.usable_gib_per_gpu,
+                default_context=sized[0].context_tokens,
+                default_need=sized[0].per_gpu_gib,
+            )
         for i, r in enumerate(sized):
-            memory_lines(w, r, detail=i == len(sized) - 1)
+            memory_lines(w, r, detail=i == len(sized) - 1, lead=shorter is None)
         for r in turn.own(self.intent, SpeedResult):
             speed_lines(w, r)
         for r in turn.own(self.intent, FitResult):
-            fit_lines(w, r)
+            fit_lines(w, r, asked=turn.plan.scenario.precision)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, FitResult):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
-from assistant.citations import citations_from
+from assistant.citations import Citation, citations_from
 from assistant.planner.parse import looks_like_injection
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -13,6 +13,7 @@ from knowledge.passage import SearchResult
 
 MAX_QUERY_CHARS = 500
 EXCERPT_CHARS = 420
+_TERM_MENTIONS = 2  # a passage that names the concept at least this often is about it
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -22,6 +23,31 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
         return flat
     cut = max(flat.rfind(mark, 0, limit) for mark in ("。", ". ", "！", "？", "; "))
     return flat[: cut + 1] if cut > 80 else flat[:limit] + "…"
+
+
+def _gpu_name(gpu_id: str) -> str:
+    from tools.catalog import catalog
+
+    spec = catalog().get(gpu_id)
+    return spec.name if spec else gpu_id
+
+
+def _local_formats_question(turn: Turn) -> bool:
+    """ "GPTQ、AWQ、Q4_K_M 有什么区别？我用 4090 该选哪种": formats compared for a desk-side card."""
+    from tools.catalog import catalog
+
+    p = turn.parsed
+    spec = catalog().get(p.gpu or "")
+    personal = spec is not None and spec.segment in ("consumer", "workstation") and not (p.users or p.serving)
+    return personal and len(p.precisions_mentioned) >= 2
+
+
+def _about_term(passages: list[Citation], terms: list[str]) -> Citation | None:
+    """The passage that speaks most of a concept the user named beside their numbers question ("How mature
+    is ROCm?"): quoted, since a link would not answer it; none when no passage names the term."""
+    scored = [(sum(c.text.lower().count(t.lower()) for t in terms), i, c) for i, c in enumerate(passages)]
+    best = max(scored, default=None)
+    return best[2] if best is not None and best[0] >= _TERM_MENTIONS else None
 
 
 class Guides(Capability):
@@ -54,8 +80,12 @@ class Guides(Capability):
         computed = any(o.call.name != ToolName.SEARCH_GUIDES for o in turn.outcomes)
         # a concept or an advice question ("二手矿卡能买吗？有什么坑") gets the passage itself, not a link
         asks_why = self.intent in turn.parsed.intents or turn.parsed.advice
-        if asks_why and not only_guides and quotable:
-            w.add(f"> {excerpt(quotable[0].text)} [{quotable[0].n}]")
+        about = _about_term(quotable, turn.parsed.concept_terms)  # "…and how mature is ROCm?"
+        if (asks_why or about) and not only_guides and quotable:
+            best = about or quotable[0]
+            w.add(f"> {excerpt(best.text)} [{best.n}]")
+        if only_guides and _local_formats_question(turn):
+            w.say("quant_local_pick", gpu=_gpu_name(turn.parsed.gpu or ""))  # the choice first, then the why
         if only_guides or not computed:
             w.say("concept_head")
             for c in quotable[:2]:

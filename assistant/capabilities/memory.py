@@ -10,6 +10,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.notes import render_all
 from tools.sizing import default_headroom, fits_capacity
 from tools.vram import VramResult
 
@@ -21,10 +22,14 @@ _TOPICS = {
 }
 
 
-def memory_lines(w: Writer, r: VramResult, detail: bool = True, capacity_gib: float | None = None) -> None:
-    """The memory figure, its breakdown and the fit verdict (the one fit rule: `VramResult.fit`)."""
+def memory_lines(
+    w: Writer, r: VramResult, detail: bool = True, capacity_gib: float | None = None, lead: bool = True
+) -> None:
+    """The memory figure, its breakdown and the fit verdict (the one fit rule: `VramResult.fit`); `lead`
+    False when the caller has already said the verdict."""
     n = r.num_gpus
-    verdict(w, r, capacity_gib)  # the yes/no comes first; the figures that carry it follow
+    if lead:
+        verdict(w, r, capacity_gib)  # the yes/no comes first; the figures that carry it follow
     total_part = w.t("memory_total_part", total=r.total_gib, n=n) if n > 1 else ""
     if r.mode != "inference" and n > 1 and r.zero_stage:
         total_part += w.t("memory_zero_part", stage=r.zero_stage)
@@ -41,8 +46,8 @@ def memory_lines(w: Writer, r: VramResult, detail: bool = True, capacity_gib: fl
     items = [f"{w.label('component', k)} {v:.2f} GiB" for k, v in r.per_gpu_breakdown_gib.items() if v >= 0.005]
     w.say("breakdown", items=", ".join(items))
     if detail:
-        w.bullets("assumptions_head", r.assumptions[:5], limit=5)
-        w.bullets("warnings_head", r.warnings)
+        w.bullets("assumptions_head", render_all(r.assumptions[:5], w.lang), limit=5)
+        w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
 def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None) -> None:

@@ -51,7 +51,9 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     cards = parsed.num_gpus if parsed.num_gpus and not parsed.gpu else s.max_gpus
     if cards:
         rec["max_gpus"] = min(cards, 16)  # "一张卡": a hard limit on the number of cards
-    if parsed.gpu and parsed.is_followup:
+    if len(parsed.gpu_mentions) > 1:
+        rec["gpus"] = parsed.gpu_mentions[:4]  # "买一张4090D还是两张3090": the choice is among the cards named
+    elif parsed.gpu and parsed.is_followup:
         rec["gpus"] = [parsed.gpu]  # "如果换成 4090 呢": the same question, constrained to that card
     return rec
 
@@ -94,8 +96,8 @@ def recommend_lines(w: Writer, r: RecommendResult) -> None:
         return
     verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
     w.add(w.t("rec_for", model=r.model, method=w.label("mode_label", p.mode)) + w.t(verdict, pick=_pick_line(w, p)))
-    _needs_line(w, r)
     w.add(_reason_text(w, p.reasons[1:] if len(p.reasons) > 1 else p.reasons))
+    _needs_line(w, r)  # after the reasons: the way asked comes first, the other ways' needs after it
     lines = []
     for alt in [*r.alternatives, *([r.stretch] if r.stretch else [])]:
         gives = ("；" if w.lang == "zh" else "; ").join(n.render(w.lang) for n in alt.gives_up)

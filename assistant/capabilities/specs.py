@@ -7,6 +7,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.card_use import extra_cards, use_lines
+from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.capabilities.workload import specs_args
 from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
@@ -14,10 +16,8 @@ from assistant.strings import Writer
 from assistant.strings import catalog as strings
 from assistant.toolset import ToolName
 from tools.advice import reference_models
-from tools.catalog import catalog
 from tools.gpu_search import GpuRow, GpuSpecsResult
 from tools.notes import money, note
-from tools.prices import bundled_prices, used_price_range
 from tools.vram import VramResult
 
 _MIN_TFLOPS = 20  # smaller "T" numbers are not tensor throughput claims
@@ -115,7 +115,23 @@ def _answers(w: Writer, g: GpuRow, asks: list[str]) -> None:
         w.say("ask_mig", value=yes_no(w, g.mig))
 
 
+def _link_needed(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None:
+    """ "Do I need NVLink to split a 70B across two 3090s?": the verdict for the job, then the card's link."""
+    if "nvlink" not in parsed.asks or not parsed.asks_if_needed or not spec.gpus:
+        return
+    g = spec.gpus[0]
+    bridge = (
+        w.t("nvlink_bridge_yes", name=g.name, gbs=g.nvlink_gbs or 0)
+        if g.nvlink
+        else w.t("nvlink_bridge_no", name=g.name)
+    )
+    training = parsed.mode not in (None, "inference")
+    w.say("nvlink_training_helps" if training else "nvlink_not_needed_inference", bridge=bridge)
+
+
 def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None:
+    _link_needed(w, spec, parsed)
+    use_lines(w, spec, parsed)
     for g in spec.gpus:
         w.say(
             "gpu_info_head",
@@ -134,20 +150,22 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
         _tflops_claims(w, g, parsed.quoted_tflops)
         _bandwidth_claims(w, g, parsed)
         _vram_claims(w, g, parsed)
-        _answers(w, g, parsed.asks or [c.topic for c in parsed.claims])
+        asks = [a for a in parsed.asks if not (a == "nvlink" and parsed.asks_if_needed)]  # said in the verdict
+        _answers(w, g, asks or [c.topic for c in parsed.claims])
 
 
 def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult]) -> None:
     """Buying second-hand: the dated used price, what the card runs, what to check before paying."""
     for g in spec.gpus:
+        if len(spec.gpus) > 1 and g.price is not None and not g.unofficial:
+            continue  # "used 3090 vs new 4090": the card on sale new is not the second-hand one
         tried = [r for r in runs if r.fit is not None and r.fit.gpu_id == g.id]
         fits = [r for r in tried if r.fit is not None and r.fit.fits]
         fit = fits[0] if fits else (tried[0] if tried else None)  # the biggest model that fits, else the smallest
-        found = used_price_range(catalog()[g.id], g.currency, bundled_prices()) if g.id in catalog() else None
         price = ""
-        if found:
-            low, high, date = found
-            price = w.t("used_price", low=money(low, g.currency), high=money(high, g.currency), date=date)
+        if g.used_price_range:
+            low, high = g.used_price_range
+            price = w.t("used_price", low=money(low, g.currency), high=money(high, g.currency), date=g.used_price_date)
         w.say("used_head", name=g.name, vram=g.vram_gib, price=price)
         if fit is not None and fit.fit is not None:
             key = "used_runs" if fit.fit.fits else "used_runs_not"
@@ -173,6 +191,7 @@ class Specs(Capability):
         if not names:
             ctx.need("need_gpu")
             return
+        names = [*names, *extra_cards(ctx.parsed, names)][:8]  # China variants, the training reference
         ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, names))
         if ctx.parsed.used_market and not ctx.has_model:
             for name in names[:2]:  # "二手 3090 能买吗": what the card runs is the figure that matters
@@ -193,7 +212,8 @@ class Specs(Capability):
     def active(self, turn: Turn) -> bool:
         # a claim or question about a card is answered whichever capability looked the card up
         p = turn.parsed
-        return self.intent in turn.plan.intents or bool(p.claims or p.asks)
+        compared = "compare" in turn.plan.intents and set(p.asks) <= COMPARE_SHOWS
+        return self.intent in turn.plan.intents or bool(p.claims or (p.asks and not compared))
 
     def render(self, w: Writer, turn: Turn) -> None:
         for i, spec in turn.results(GpuSpecsResult):

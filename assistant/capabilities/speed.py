@@ -11,6 +11,7 @@ from assistant.capabilities.memory import first_vram, sized_lines, sizing_calls
 from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.notes import render_all
 from tools.speed import SpeedResult
 from tools.vram import VramResult
 
@@ -23,7 +24,8 @@ def speed_lines(w: Writer, r: SpeedResult) -> None:
         w.say(
             "train_speed_line",
             model=r.model,
-            method=r.precision,
+            method=w.label("mode_label", r.method),
+            precision=r.precision,
             n=r.num_gpus,
             gpu=r.gpu,
             tps=r.training_tokens_per_s,
@@ -45,8 +47,8 @@ def speed_lines(w: Writer, r: SpeedResult) -> None:
             prefill=r.prefill_tokens_per_s or 0,
             bound=bound,
         )
-    w.bullets("assumptions_head", r.assumptions, limit=5)
-    w.bullets("warnings_head", r.warnings)
+    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
+    w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
 class Speed(Capability):

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.notes import label, render_all
 from tools.workstation import WorkstationPlan
 
 
@@ -16,7 +17,8 @@ def build_lines(w: Writer, r: WorkstationPlan) -> None:
     w.say("build_head", n=r.num_gpus, gpu=r.gpu)
     facts = []
     if r.psu_w:
-        facts.append(w.t("build_psu_layout", layout=r.psu_layout) if r.psu_layout else w.t("build_psu", w=r.psu_w))
+        layout = r.psu_layout.render(w.lang)
+        facts.append(w.t("build_psu_layout", layout=layout) if layout else w.t("build_psu", w=r.psu_w))
     if r.wall_power_w:
         facts.append(w.t("build_wall_power", w=r.wall_power_w))
     if r.system_ram_gib:
@@ -26,11 +28,11 @@ def build_lines(w: Writer, r: WorkstationPlan) -> None:
     if r.pcie_lanes_needed:
         facts.append(w.t("build_pcie_lanes", lanes=r.pcie_lanes_needed))
     if r.platform is not None and r.platform.name:
-        facts.append(r.platform.name)
+        facts.append(label("platform", r.platform.id, w.lang, r.platform.name))
     if facts:
         w.add("\n".join(f"- {f}" for f in facts))
-    w.bullets("warnings_head", [*r.warnings, r.nvlink_note, *r.cooling_notes], limit=5)
-    w.bullets("assumptions_head", r.assumptions, limit=4)
+    w.bullets("warnings_head", render_all([*r.warnings, r.nvlink_note, *r.cooling_notes], w.lang), limit=5)
+    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=4)
 
 
 class Workstation(Capability):

@@ -76,6 +76,15 @@ class ParsedQuery(BaseModel):
         default=None, description="Where it runs; a negated place counts as the other ('不用云' -> local)"
     )
     used_market: bool = Field(default=False, description="About buying second-hand ('二手矿卡', 'a used 3090')")
+    asks_if_needed: bool = Field(default=False, description="Whether a feature is needed ('do I need NVLink')")
+    asks_availability: bool = Field(default=False, description="Whether a card can be bought ('还能买到 H100 吗')")
+    asks_training_fit: bool = Field(default=False, description="Whether a card is good for training ('H20 能训练吗')")
+    in_china: bool = Field(
+        default=False, description="The user says they are in China ('国内公司', 'a Chinese company')"
+    )
+    pc_alternative: bool = Field(
+        default=False, description="A PC with graphics cards named as an option ('Mac Studio 还是自己攒 PC')"
+    )
     interruptible: bool = Field(default=False, description="Jobs survive a restart ('restartable', '断点续训'): spot")
     image_generation: bool = Field(default=False, description="Also Stable Diffusion / Flux ('偶尔玩 SD')")
     serving: bool = Field(
@@ -354,7 +363,17 @@ def _compile_workload(lex: _Lexicon) -> None:
         rx[key] = _rx(raw["deployment"][key])
     lex.persona = [(who, _rx(words)) for who, words in raw["persona"].items()]
     rx["whole_machine"] = _rx(raw["whole_machine"])
-    for flag in ("used_market", "interruptible", "image_generation", "serving"):
+    for flag in (
+        "used_market",
+        "interruptible",
+        "image_generation",
+        "serving",
+        "pc_alternative",
+        "asks_if_needed",
+        "asks_availability",
+        "asks_training_fit",
+        "in_china",
+    ):
         rx[flag] = _rx(raw[flag])
     for pref, words in raw["preference"].items():
         rx[f"pref_{pref}"] = _rx(words)
@@ -1372,6 +1391,11 @@ def _preferences(st: _State) -> None:
     if prefs:
         q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
     q.used_market = bool(rx["used_market"].search(text))
+    q.pc_alternative = bool(rx["pc_alternative"].search(text))
+    q.asks_if_needed = bool(rx["asks_if_needed"].search(text))
+    q.asks_availability = bool(rx["asks_availability"].search(text))
+    q.asks_training_fit = bool(rx["asks_training_fit"].search(text))
+    q.in_china = bool(rx["in_china"].search(text))
     q.interruptible = bool(rx["interruptible"].search(text))
     q.image_generation = bool(rx["image_generation"].search(text))
     q.serving = bool(rx["serving"].search(text))
@@ -1536,6 +1560,11 @@ def _intents(st: _State) -> None:
             out[name] = pos[key]
     _info_intents(st, pos, out, seen)
     _compare_intent(st, pos, out, seen)
+    if seen.has_gpu and (q.asks_availability or q.asks_training_fit) and "compare" not in out:
+        # "国内还能买到 H100 吗？想做训练该买什么": the card's market and what it is good for answer it
+        out["gpu_info"] = min(out.get("gpu_info", seen.end), 0)
+        if not (q.budget or seen.has_model):
+            out.pop("recommend", None)
     if q.buy_or_rent == "compare" or q.electricity_price or q.cloud_price_per_hour:
         out.setdefault("cost", seen.end)
     _concept_intent(st, pos, out, seen, text)
@@ -1588,13 +1617,24 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
     """compare: two GPUs with a compare word (or alone), or a strong compare word over two models/methods."""
     strong, weak = pos.get("compare_strong"), pos.get("compare_weak")
     several = max(st.models_found, len(st.modes_found - {"inference"}), len(st.precisions_found)) >= 2
-    if seen.n_gpus >= 2 and (strong is not None or weak is not None):
+    pc_or_card = seen.n_gpus + (1 if st.q.pc_alternative else 0)  # "Mac Studio vs a PC": a PC is the other side
+    if pc_or_card >= 2 and (strong is not None or weak is not None):
         out["compare"] = min(p for p in (strong, weak) if p is not None)
         out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
     elif strong is not None and several:
         out["compare"] = strong  # "LoRA vs 全参", "Llama 70B vs Qwen 72B"
+    elif weak is not None and _two_ways(st):
+        out["compare"] = weak  # "lora or qlora?", "用 q4_k_m 还是 q8_0": choosing between two ways to run it
+        out.pop("memory", None)
+        out.pop("fit", None)
     elif seen.n_gpus >= 2 and not out:
         out["compare"] = seen.end
+
+
+def _two_ways(st: _State) -> bool:
+    """Two fine-tuning methods or two formats to run in, with no GPU or model choice in the question."""
+    formats = st.precisions_found - set(st.q.asks) - {c.topic for c in st.q.claims}
+    return len(st.modes_found - {"inference"}) >= 2 or len(formats) >= 2
 
 
 def _concept_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen, text: str) -> None:

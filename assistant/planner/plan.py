@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from assistant.capabilities import capability
 from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall
+from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
 from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
@@ -140,7 +141,24 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
     named = parsed.model or parsed.params_b is not None or parsed.gpu_mentions or parsed.budget is not None
     if "concept" in intents and not named and not parsed.is_followup:
         return ["concept"]  # "why does decode speed depend on bandwidth?": explain, don't size anything
+    intents = _within_compare(parsed, intents)
     return _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
+
+
+def _within_compare(parsed: ParsedQuery, intents: list[str]) -> list[str]:
+    """A comparison already weighs the prices and the cards' facts: "is the 4090 worth 2x the price?" is
+    not a buy-vs-rent question, and naming the cards is not a spec question, unless the message says so."""
+    if "compare" not in intents:
+        return intents
+    # a price the user saw ("a modded 4090 for $5.5k") is not a question about renting
+    rents = parsed.buy_or_rent in ("rent", "compare")
+    costed = rents or parsed.electricity_price or parsed.cloud_price_per_hour or parsed.hours_per_month
+    drop = set()
+    if not costed:
+        drop.add("cost")
+    if set(parsed.asks) <= COMPARE_SHOWS and not parsed.claims:
+        drop.add("gpu_info")
+    return [i for i in intents if i not in drop]
 
 
 def _carried_intents(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:

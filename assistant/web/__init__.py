@@ -68,6 +68,26 @@ def launch_kwargs(host: str, port: int, auth: str | None, share: bool) -> dict[s
     return kwargs
 
 
+def startup_line(host: str, port: int, auth: str | None = None, share_url: str | None = None) -> str:
+    """What `gpu-advisor chat` prints once the app is up: where it runs, and the flags that change that."""
+    loopback = host in ("127.0.0.1", "localhost", "::1")
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    lines = [f"GPU Advisor is running on http://{shown}:{port}/ (Ctrl+C to stop)."]
+    lines.append("Only this machine can open it." if loopback else f"It listens on {host}: other machines can open it.")
+    if share_url:
+        lines.append(f"Public link (about 72 hours): {share_url}")
+    options = []
+    if loopback:
+        options.append("--host 0.0.0.0 to serve your network")
+    if not auth:
+        options.append("--auth user:password to require a login")
+    if not share_url:
+        options.append("--share for a temporary public link")
+    if options:
+        lines.append("Options: " + "; ".join(options) + ".")
+    return "\n".join(lines)
+
+
 def theme_kwargs() -> dict[str, Any]:
     """CSS and JS of the app (Gradio 6 takes them in launch())."""
     from assistant.web.theme import CSS, JS
@@ -85,10 +105,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_local(advisor: Any = None, settings: Settings | None = None, lang: str = "en") -> Iterator[str]:
-    """The app in this process on a free loopback port, for tests and the screenshot; yields its URL."""
+def serve_local(
+    advisor: Any = None, settings: Settings | None = None, lang: str = "en", port: int | None = None
+) -> Iterator[str]:
+    """The app in this process on loopback (a free port unless given), for tests and the screenshot; yields its URL."""
     demo = build_app(advisor=advisor, settings=settings, lang=lang)
-    port = free_port()
+    port = port or free_port()
     demo.launch(
         server_name="127.0.0.1",
         server_port=port,
@@ -145,10 +167,16 @@ def serve(
     warm_up_in_background(advisor)
     demo = build_app(advisor=advisor, settings=settings)
     try:
-        demo.launch(**kwargs, **theme_kwargs())
+        # quiet: Gradio's own start-up lines name launch() arguments; `startup_line` names our flags instead.
+        demo.launch(**kwargs, **theme_kwargs(), prevent_thread_lock=True, quiet=True)
+        print(
+            startup_line(host, getattr(demo, "server_port", None) or port, auth, getattr(demo, "share_url", None)),
+            flush=True,
+        )
+        demo.block_thread()
     finally:
         if hasattr(advisor, "close"):
             advisor.close()
 
 
-__all__ = ["build_app", "free_port", "launch_kwargs", "parse_auth", "serve", "serve_local"]
+__all__ = ["build_app", "free_port", "launch_kwargs", "parse_auth", "serve", "serve_local", "startup_line"]

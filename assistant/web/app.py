@@ -30,8 +30,9 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
     ref = AdvisorRef(advisor, settings)
     with FastBlocks(title="GPU Advisor · 选卡助手", analytics_enabled=False, fill_width=True) as demo:
         page = layout.page(settings, lang)
-        _wire_chat(page, Chat(page, ref))
-        _wire_interface(demo, page, Interface(page, ref))
+        chat = Chat(page, ref)
+        _wire_chat(page, chat)
+        _wire_interface(demo, page, Interface(page, ref, chat))
         _wire_knowledge(page, Knowledge(page))
         _wire_settings(page, ProviderSettings(page, ref))
         calculators.wire(page.calculators, page.state)
@@ -48,16 +49,19 @@ def _wire_chat(page: Page, chat: Chat) -> None:
         control.input(
             chat.whatif(slot), [control, ui.chatbot, page.state, page.chosen], outputs, api_visibility="undocumented"
         )
-    ui.clear.click(chat.new_conversation, [page.state], outputs, api_name="reset")
+    ui.clear.click(chat.new_conversation, [page.state], chat.reset_outputs, api_name="reset")
 
 
 def _wire_interface(demo: gr.Blocks, page: Page, interface: Interface) -> None:
     header = page.header
     header.lang_radio.input(
-        interface.switch_language, [header.lang_radio, page.state], interface.outputs, api_visibility="undocumented"
+        interface.switch_language,
+        [header.lang_radio, page.state, page.chosen],
+        interface.outputs,
+        api_visibility="undocumented",
     )
-    demo.load(interface.on_load, [page.state], interface.load_outputs, api_visibility="undocumented")
-    demo.unload(interface.forget_session)
+    # No unload handler: the conversation outlives the tab (a reload or a restart brings it back).
+    demo.load(interface.on_load, [page.browser, page.state], interface.load_outputs, api_visibility="undocumented")
 
 
 def _wire_knowledge(page: Page, knowledge: Knowledge) -> None:

@@ -6,6 +6,7 @@ the numbers behind every chart are testable on their own.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -34,29 +35,59 @@ COMPONENT_COLORS = {
 }
 CAPACITY_COLOR = "#BAB0AC"
 HEADROOM_COLOR = "#E7E2DF"
+MAX_FLAT_BARS = 3  # more bars than this get slanted labels (a phone has about 80 px per bar)
 SEGMENT_COLORS = {"consumer": "#4C78A8", "workstation": "#54A24B", "datacenter": "#E45756", "apple": "#9D755D"}
+
+
+@dataclass(frozen=True)
+class LegendItem:
+    label: str
+    color: str
+    note: str = ""  # e.g. the component's GiB
 
 
 @dataclass
 class Chart:
-    """A plot: `frame` holds the data, `spec` the keyword arguments of the Gradio plot."""
+    """A plot: `frame` holds the data, `spec` the keyword arguments of the Gradio plot.
+
+    A chart with many colours carries its own `legend`, drawn as HTML that wraps on a narrow screen (Vega
+    draws a bottom legend on one line and cuts it at the plot's edge), and hides Vega's."""
 
     kind: Kind
     frame: pd.DataFrame
     spec: dict[str, Any] = field(default_factory=dict)
     caption: str = ""
+    legend: list[LegendItem] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return self.frame.empty
 
 
+def legend_html(chart: Chart | None) -> str:
+    """The chart's legend as HTML (empty when it has none): a swatch, the label and its note per item."""
+    if chart is None or chart.empty or not chart.legend:
+        return ""
+    items = "".join(
+        f'<span class="legend-item"><span class="swatch" style="background:{i.color}"></span>'
+        f"{html.escape(i.label)}{' ' + html.escape(i.note) if i.note else ''}</span>"
+        for i in chart.legend
+    )
+    return f'<div class="chart-legend">{items}</div>'
+
+
 def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
     """Per-GPU memory stacked by component, next to each card's usable memory and the share kept free."""
     per_gpu = vram.per_gpu_breakdown_gib
-    need = t(lang, "bar_need", label=f"{vram.model} {t(lang, f'mode.{vram.mode}')}".strip())
+    workload = f"{vram.model} {t(lang, f'mode.{vram.mode}')}".strip()
+    need = t(lang, "bar_need_short")  # short: the bars' labels must not run into each other on a phone
     rows = [
         {"bar": need, "component": t(lang, f"component.{name}"), "gib": round(per_gpu[name], 2)}
+        for name in COMPONENTS
+        if per_gpu.get(name)
+    ]
+    legend = [
+        LegendItem(t(lang, f"component.{name}"), COMPONENT_COLORS[name], f"{per_gpu[name]:.2f} GiB")
         for name in COMPONENTS
         if per_gpu.get(name)
     ]
@@ -69,6 +100,9 @@ def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
     colors = {t(lang, f"component.{name}"): color for name, color in COMPONENT_COLORS.items()}
     colors |= {usable: CAPACITY_COLOR, kept: HEADROOM_COLOR}
     frame = pd.DataFrame(rows, columns=["bar", "component", "gib"])
+    present = set(frame["component"])
+    legend += [LegendItem(name, colors[name]) for name in (usable, kept) if name in present]
+    bars = list(dict.fromkeys(frame["bar"]))
     return Chart(
         kind="bar",
         frame=frame,
@@ -76,14 +110,17 @@ def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
             "x": "bar",
             "y": "gib",
             "color": "component",
-            "color_map": {k: v for k, v in colors.items() if k in set(frame["component"])},
+            "color_map": {k: v for k, v in colors.items() if k in present},
+            "colors_in_legend": [],  # the HTML legend (legend_html) lists them, with their GiB
             "x_title": t(lang, "axis_bar"),
             "y_title": t(lang, "axis_gib"),
             "color_title": t(lang, "axis_component"),
-            "sort": list(dict.fromkeys(frame["bar"])),
+            "sort": bars,
+            "x_label_angle": -30 if len(bars) > MAX_FLAT_BARS else 0,
             "tooltip": ["component", "gib"],
         },
-        caption=f"{need}: {vram.per_gpu_gib} GiB",
+        caption=t(lang, "memory_caption", workload=workload, gib=vram.per_gpu_gib),
+        legend=legend,
     )
 
 

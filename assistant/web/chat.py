@@ -1,4 +1,4 @@
-"""Chat rendering: Advisor events -> Chatbot messages, the scenario panel and what-if follow-ups.
+"""Chat rendering: Advisor events -> Chatbot messages (tool bubbles, the answer, its sources) and what-if follow-ups.
 
 Pure functions over the Advisor's event objects (dispatched on their `type`) and the tools' typed
 results, so they can be tested without a browser and without importing the planner.
@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from assistant.web.i18n import has, t
+from assistant.web.bubbles import result_line, tool_label
+from assistant.web.i18n import t
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -21,6 +22,13 @@ MAX_ARGS_CHARS = 1500
 MAX_PASSAGE_CHARS = 1200
 WHATIF_SLOTS = ("precision", "context_tokens", "batch", "gpu", "num_gpus", "mode")
 PRECISION_CHOICES = ["bf16", "fp16", "fp8", "int8", "nf4", "int4", "awq", "gptq", "q4_k_m", "q8_0"]
+# The weight formats each training method takes (tools/vram.py refuses the others): the precision
+# control offers only these, so changing the precision never changes the method.
+TRAINING_PRECISIONS = {
+    "full": ["bf16", "fp16", "fp32"],
+    "lora": ["bf16", "fp16", "fp32"],
+    "qlora": ["nf4", "int4", "int8", "awq", "gptq"],
+}
 CONTEXT_CHOICES = [2048, 4096, 8192, 16384, 32768, 65536, 131072]
 BATCH_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 GPU_COUNT_CHOICES = [1, 2, 4, 8, 16]
@@ -32,6 +40,21 @@ def tokens_label(n: int | None) -> str:
     if n is None:
         return ""
     return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+def precision_choices(mode: str | None) -> list[str]:
+    """The precisions the what-if control offers for a method: those that keep it."""
+    return TRAINING_PRECISIONS.get(mode or "", PRECISION_CHOICES)
+
+
+def user_message(text: str) -> dict[str, str]:
+    """A user's message as the chat shows it: as typed, never as HTML (`<script>` shows as text)."""
+    return {"role": "user", "content": html.escape(text, quote=False)}
+
+
+def restored_messages(history: list[tuple[str, str]]) -> list[dict[str, str]]:
+    """A conversation the Advisor kept ((role, text) pairs), as chat messages."""
+    return [user_message(text) if role == "user" else {"role": "assistant", "content": text} for role, text in history]
 
 
 def followup_text(slot: str, value: Any, lang: str, mode: str | None = None) -> str:
@@ -64,19 +87,21 @@ class TurnView:
         self.final: Any = None
         self._tool_index: dict[str, int] = {}
         self._tool_args: dict[str, dict[str, Any]] = {}
+        self._tool_names: dict[str, str] = {}
         self._answer_index: int | None = None
 
     def apply(self, event: Any) -> None:
         kind = getattr(event, "type", "")
         if kind == "tool_call":
             self._tool_args[event.id] = event.args
+            self._tool_names[event.id] = event.name
             self._tool_index[event.id] = len(self.messages)
             self.messages.append(
                 {
                     "role": "assistant",
                     "content": f"**{t(self.lang, 'tool_args')}**\n\n{_code(event.args)}",
                     "metadata": {
-                        "title": f"🛠️ {event.name} — {t(self.lang, 'tool_running')}",
+                        "title": f"🛠️ {tool_label(event.name, self.lang)} — {t(self.lang, 'tool_running')}",
                         "id": event.id,
                         "status": "pending",
                     },
@@ -96,12 +121,16 @@ class TurnView:
 
     def _tool_result(self, event: Any) -> None:
         args = self._tool_args.get(event.id, {})
-        line = event.summary if event.ok else f"{t(self.lang, 'tool_failed')}: {event.error}"
+        line = (
+            result_line(event.result, event.summary, self.lang)
+            if event.ok
+            else f"{t(self.lang, 'tool_failed')}: {event.error}"
+        )
         message = {
             "role": "assistant",
             "content": f"**{t(self.lang, 'tool_args')}**\n\n{_code(args)}\n\n**{t(self.lang, 'tool_result')}**: {line}",
             "metadata": {
-                "title": f"{'🛠️' if event.ok else '❌'} {event.name} — {line}",
+                "title": f"{'🛠️' if event.ok else '❌'} {tool_label(event.name, self.lang)} — {line}",
                 "id": event.id,
                 "status": "done",
                 "duration": round(event.duration_ms / 1000, 3),
@@ -134,6 +163,11 @@ class TurnView:
         if not self.results:  # events without streamed tool results (e.g. a folded-in error): use the record
             self.results = [call.result for call in event.tool_calls if call.result is not None]
 
+    def args_of(self, name: str) -> dict[str, Any] | None:
+        """The arguments of this turn's last call of the tool `name`."""
+        calls = [self._tool_args[i] for i, n in self._tool_names.items() if n == name]
+        return calls[-1] if calls else None
+
     def latest(self, kind: type[R]) -> R | None:
         """The result of the last successful call in this turn that returned a `kind` (each tool has its own)."""
         return next((r for r in reversed(self.results) if isinstance(r, kind)), None)
@@ -158,44 +192,8 @@ def sources_block(citations: list[Any], turn: int, lang: str) -> str:
     parts = [f"**📚 {t(lang, 'sources')}**"]
     for c in citations:
         text = c.text if len(c.text) <= MAX_PASSAGE_CHARS else c.text[:MAX_PASSAGE_CHARS] + " …"
-        head = html.escape(f"[{c.n}] {c.title}" + (f" — {c.section}" if c.section else "") + f" · {c.doc_id}")
+        head = html.escape(f"[{c.n}] {c.title}" + (f" — {c.section}" if c.section else ""))
         parts.append(
             f'<details id="{cite_anchor(turn, c.n)}" class="citation"><summary>{head}</summary>\n\n{text}\n\n</details>'
         )
     return "\n\n".join(parts)
-
-
-def _slot_value(slot: str, value: Any, lang: str) -> str:
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    if slot == "mode" and has(f"mode.{value}"):
-        return t(lang, f"mode.{value}")
-    if slot == "context_tokens":
-        return f"{int(value):,}"
-    if slot == "utilization":
-        return f"{float(value):.0%}"
-    if isinstance(value, float):
-        return f"{value:,.4g}"
-    return str(value)
-
-
-def scenario_markdown(
-    summary: dict[str, Any], assumptions: list[str], lang: str, names: dict[str, str] | None = None
-) -> str:
-    """The scenario panel: the slots set so far, then the assumptions of the latest calculation.
-
-    `names` maps slot -> display name (e.g. model 'qwen2.5-7b' -> 'Qwen2.5-7B').
-    """
-    if not any(v not in (None, "", [], {}) for k, v in summary.items() if k != "last_intents"):
-        return t(lang, "scenario_empty")
-    names = names or {}
-    rows = [
-        f"- **{t(lang, 'slot.' + k) if has('slot.' + k) else k}**: {names.get(k) or _slot_value(k, v, lang)}"
-        for k, v in summary.items()
-        if k != "last_intents" and v not in (None, "", [], {})
-    ]
-    out = "\n".join(rows)
-    if assumptions:
-        items = "\n".join(f"- {a}" for a in assumptions[:8])
-        out += f"\n\n<details><summary>{t(lang, 'assumptions')}</summary>\n\n{items}\n\n</details>"
-    return out

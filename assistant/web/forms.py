@@ -107,7 +107,7 @@ class Field:
         if self.choice_labels is None:
             return list(values)
         prefix = self.choice_labels
-        return [(t(lang, prefix + str(v)) if has(prefix + str(v)) else str(v), v) for v in values]
+        return [(t(lang, prefix + (str(v) or "any")) if has(prefix + (str(v) or "any")) else str(v), v) for v in values]
 
     def fill(self, args: dict[str, Any], values: Mapping[str, Any]) -> None:
         """Put this field's value into the request arguments `args`."""
@@ -232,9 +232,9 @@ def pick(
     return Field(name, "dropdown", label, default, choices, props=props, **options)
 
 
-def choose(name: str, label: str, choices: tuple[str, ...], **options: Any) -> Field:
+def choose(name: str, label: str, choices: tuple[str, ...], choice_labels: str | None = None, **options: Any) -> Field:
     """A radio preset to its first choice, which is also what an empty value means."""
-    return Field(name, "radio", label, choices[0], choices, fallback=choices[0], **options)
+    return Field(name, "radio", label, choices[0], choices, choice_labels, fallback=choices[0], **options)
 
 
 def model_fields(nested: str = "") -> tuple[Field, ...]:
@@ -285,7 +285,7 @@ VRAM_FIELDS = (
     *run_fields(2048, kv_dtype=True),
     whole("num_gpus", "f_num_gpus", 1, row=3),
     Field("grad_checkpointing", "checkbox", "f_grad_ckpt", True, parse=flag, row=3),
-    pick("optimizer", "f_optimizer", "", OPTIMIZERS, row=3),
+    pick("optimizer", "f_optimizer", "", OPTIMIZERS, choice_labels="optimizer.", row=3),
     pick("zero_stage", "f_zero", AUTO, (AUTO, "0", "1", "2", "3"), choice_labels="choice.", parse=stage, row=3),
     whole("lora_rank", "f_lora_rank", 16, row=3),
     pick("compare_gpu", "f_compare_gpu", "RTX 4090", lambda: ["", *gpu_choices()], custom=True, to="gpu", row=3),
@@ -335,10 +335,10 @@ GPUS_FIELDS = (
     money("min_vram_gib", "f_min_vram"),
     money("max_price", "f_max_price"),
     currency_field("USD"),
-    pick("vendor", "f_vendor", "", ("", "nvidia", "amd", "intel", "apple")),
-    pick("segment", "f_segment", "", ("", "consumer", "workstation", "datacenter", "apple")),
-    Field("features", "checkboxes", "f_features", None, FEATURES, to=MERGE, parse=needs, row=1),
-    pick("sort_by", "f_sort", "price_per_gib", SORT_KEYS, fallback="price_per_gib", row=1),
+    pick("vendor", "f_vendor", "", ("", "nvidia", "amd", "intel", "apple"), choice_labels="vendor."),
+    pick("segment", "f_segment", "", ("", "consumer", "workstation", "datacenter", "apple"), choice_labels="segment."),
+    Field("features", "checkboxes", "f_features", None, FEATURES, "feature.", to=MERGE, parse=needs, row=1),
+    pick("sort_by", "f_sort", "price_per_gib", SORT_KEYS, choice_labels="sort.", fallback="price_per_gib", row=1),
     whole("limit", "f_limit", 20, fallback=20, row=1, props={"maximum": 100}),
 )
 GPU_CHARTS = (
@@ -384,8 +384,8 @@ RECOMMEND_FIELDS = (
     money("budget", "f_budget", row=3),
     money("monthly_budget", "f_monthly_budget", row=3),
     currency_field("CNY", ("CNY", "USD"), row=3),
-    choose("deployment", "f_deployment", ("either", "local", "cloud"), row=3),
-    choose("preference", "f_preference", ("balanced", "cheapest", "fastest"), row=3),
+    choose("deployment", "f_deployment", ("either", "local", "cloud"), choice_labels="deployment.", row=3),
+    choose("preference", "f_preference", ("balanced", "cheapest", "fastest"), choice_labels="preference.", row=3),
 )
 RECOMMEND = Form(
     "recommend",

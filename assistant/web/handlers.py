@@ -20,13 +20,12 @@ from assistant.events import ErrorEvent
 from assistant.language import detect_language
 from assistant.settings import Settings
 from assistant.web import kb
-from assistant.web.chat import TurnView, followup_text, scenario_markdown
+from assistant.web.chat import TurnView, followup_text, precision_choices, restored_messages, user_message
 from assistant.web.i18n import LANG_NAMES, lang_from_header, t
 from assistant.web.layout import Page, lang_choice, notice_text
 from assistant.web.pacing import Load, paced
 from assistant.web.plots import chat_plots
 from assistant.web.state import Session
-from tools.vram import VramResult
 
 log = logging.getLogger(__name__)
 REFRESH_S = 0.15  # at most this often a streaming turn is re-sent to the browser (see pacing.py)
@@ -99,9 +98,7 @@ class Chat:
             ui.turn_info,
         ]
 
-    def respond(
-        self, message: str, history: list, session: Session, chosen: Settings | None, request: gr.Request
-    ) -> Iterator[Updates]:
+    def respond(self, message: str, history: list, session: Session, chosen: Settings | None) -> Iterator[Updates]:
         """Ask GPU Advisor; streams tool calls (collapsible) and the answer."""
         message = (message or "").strip()
         if not message:
@@ -109,12 +106,12 @@ class Chat:
             return
         session.turn += 1
         session.answer_lang = detect_language(message)
-        view = TurnView([*(history or []), {"role": "user", "content": message}], session.lang, session.turn)
+        view = TurnView([*(history or []), user_message(message)], session.lang, session.turn)
         # The first frame empties the input box; later ones leave it alone (the user may be typing the next
         # question while a slow answer streams).
         first = {self.ui.msg: ""}
         try:
-            for frame in self._stream(view, message, session, chosen, request):
+            for frame in self._stream(view, message, session, chosen):
                 yield first | frame
                 first = {}
         except Exception as exc:  # never a traceback in the chat
@@ -126,14 +123,10 @@ class Chat:
             yield first | frame
             first = {}
 
-    def _stream(
-        self, view: TurnView, message: str, session: Session, chosen: Settings | None, request: gr.Request
-    ) -> Iterator[Updates]:
+    def _stream(self, view: TurnView, message: str, session: Session, chosen: Settings | None) -> Iterator[Updates]:
         """The chat while the turn runs, at most once per render interval (the final view comes after)."""
         active = chosen or self.ref.settings
-        events = self.ref.get().stream_turn(
-            session.session_id(request), message, provider=active.provider, settings=active
-        )
+        events = self.ref.get().stream_turn(session.thread_id, message, provider=active.provider, settings=active)
         # The user's message shows with the first render: at once for a quick (offline) turn's answer,
         # after REFRESH_S at the latest for a slow one.
         with self.load:
@@ -144,13 +137,13 @@ class Chat:
                     yield {self.ui.chatbot: view.messages}
 
     def _done(self, view: TurnView, session: Session) -> Updates:
-        return {self.ui.chatbot: view.messages, self.ui.turn_info: self._turn_info(view, session)}
+        return {self.ui.chatbot: view.messages, self.ui.turn_info: turn_line(view, session)}
 
     def _finish(self, view: TurnView, session: Session) -> Iterator[Updates]:
         """The final chat with the panel, the what-if controls and the charts whose inputs changed."""
         try:
-            vram = session.absorb(view)
-            panel = self._panel(session, vram)
+            session.absorb(view)
+            panel = self.panel(session)
             plots = {self.ui.plots[name]: update for name, update in chat_plots(session).items()}
         except Exception:  # the answer is in; a panel that cannot be drawn must not hide it
             log.exception("updating the scenario panel and charts failed")
@@ -160,102 +153,168 @@ class Chat:
             yield dict.fromkeys(plots)
         yield self._done(view, session) | {self.page.state: session} | panel | plots
 
-    def _panel(self, session: Session, vram: VramResult | None) -> Updates:
-        # Plain values, not gr.update(): Gradio rebuilds a component for every update it is sent.
-        panel: Updates = {self.ui.scenario: session.panel()}
-        return panel | {self.ui.whatifs[slot]: value for slot, value in session.whatif_values(vram).items()}
-
-    @staticmethod
-    def _turn_info(view: TurnView, session: Session) -> str:
-        final = view.final
-        if final is None:
-            return t(session.lang, "turn_failed", n=session.turn)
-        provider = final.provider + (" (fallback)" if final.fell_back else "")
-        seconds = final.latency_ms / 1000
-        return t(
-            session.lang, "turn_info", n=session.turn, provider=provider, seconds=seconds, tools=len(final.tool_calls)
-        )
+    def panel(self, session: Session) -> Updates:
+        """The scenario panel and the what-if controls, showing the same values."""
+        # Plain values, not gr.update(): Gradio rebuilds a component for every update it is sent. The precision
+        # control's choices change only with the method (they are the formats that keep it).
+        updates: Updates = {self.ui.scenario: session.panel()}
+        values = session.whatif_values()
+        updates |= {self.ui.whatifs[slot]: value for slot, value in values.items()}
+        choices = precision_choices(values["mode"])
+        if session.shown.get("precision_choices") != values["mode"]:
+            session.shown["precision_choices"] = values["mode"]
+            updates[self.ui.whatifs["precision"]] = gr.update(choices=choices, value=values["precision"])
+        return updates
 
     def whatif(self, slot: str) -> Callable[..., Iterator[Any]]:
         """The event of the what-if control of `slot`: asks the follow-up it stands for."""
 
-        def ask(
-            value: Any, history: list, session: Session, chosen: Settings | None, request: gr.Request
-        ) -> Iterator[Any]:
-            if value in (None, "", []) or not self.once.first((session.session_id(request), slot, str(value))):
+        def ask(value: Any, history: list, session: Session, chosen: Settings | None) -> Iterator[Any]:
+            if value in (None, "", []) or not self.once.first((session.bind(), slot, str(value))):
                 yield gr.skip()
                 return
+            if session.turn == 0:  # nothing asked yet: a what-if has no question to change
+                yield {self.ui.whatifs[slot]: None, self.ui.turn_info: t(session.lang, "whatif_first")}
+                return
             lang = session.answer_lang or session.lang
-            text = followup_text(slot, value, lang, mode=session.scenario.mode)
-            yield from self.respond(text, history, session, chosen, request)
+            text = followup_text(slot, value, lang, mode=session.values()["mode"])
+            yield from self.respond(text, history, session, chosen)
 
         ask.__name__ = f"whatif_{slot}"
         return ask
 
-    def new_conversation(self, session: Session, request: gr.Request) -> Updates:
-        self.ref.reset(session.session_id(request))
+    @property
+    def reset_outputs(self) -> list[Any]:
+        return [*self.outputs, self.page.browser]
+
+    def new_conversation(self, session: Session) -> Updates:
+        """A new conversation with a new id; the what-if controls and the charts start empty."""
+        self.ref.reset(session.thread_id)
         fresh = session.fresh()
         ui = self.ui
         plots = {ui.plots[name]: update for name, update in chat_plots(fresh).items()}
+        precision = ui.whatifs["precision"]
         return (
             {
                 ui.chatbot: [],
                 ui.msg: "",
                 self.page.state: fresh,
-                ui.scenario: scenario_markdown({}, [], fresh.lang),
+                ui.scenario: fresh.panel(),
                 ui.turn_info: "",
+                self.page.browser: fresh.browser_id,
             }
             | dict.fromkeys(ui.whatifs.values())
+            | {precision: gr.update(choices=precision_choices(None), value=None)}
             | plots
         )
+
+
+def turn_line(view: TurnView, session: Session) -> str:
+    """The line under the chat: turn number, who answered, how long it took, how many tools ran."""
+    final = view.final
+    if final is None:
+        return t(session.lang, "turn_failed", n=session.turn)
+    provider = t(session.lang, "provider_offline") if final.provider == "offline" else final.provider
+    if final.fell_back:
+        provider += t(session.lang, "fell_back_short")
+    seconds = final.latency_ms / 1000
+    return t(session.lang, "turn_info", n=session.turn, provider=provider, seconds=seconds, tools=len(final.tool_calls))
 
 
 class Interface:
     """The interface language (the browser's at first, then the toggle's) and the session's lifetime."""
 
-    def __init__(self, page: Page, ref: AdvisorRef) -> None:
-        self.page, self.ref = page, ref
+    def __init__(self, page: Page, ref: AdvisorRef, chat: Chat) -> None:
+        self.page, self.ref, self.chat = page, ref, chat
 
     @property
     def outputs(self) -> list[Any]:
-        return [self.page.state, self.page.chat.scenario, *self.page.chat.plots.values(), *self.page.labels.components]
+        page = self.page
+        return [page.state, page.chat.scenario, page.header.notice, *page.chat.plots.values(), *page.labels.components]
 
-    def relabel(self, session: Session, lang: str) -> Updates:
+    def relabel(self, session: Session, lang: str, chosen: Settings | None) -> Updates:
         """Everything in `lang`; the results already shown keep theirs."""
         session.lang = "zh" if lang == "zh" else "en"
         chat = self.page.chat
         return (
-            {self.page.state: session, chat.scenario: session.panel()}
+            {
+                self.page.state: session,
+                chat.scenario: session.panel(),
+                self.page.header.notice: notice_text(chosen or self.ref.settings, lang),
+            }
             | {chat.plots[name]: update for name, update in chat_plots(session, force=True).items()}
             | self.page.labels.updates(lang)
         )
 
-    def switch_language(self, choice: str, session: Session) -> Iterator[Updates]:
+    def switch_language(self, choice: str, session: Session, chosen: Settings | None) -> Iterator[Updates]:
         yield dict.fromkeys(self.page.chat.plots.values())  # empty first: see calculators.FormView.handler
-        yield self.relabel(session, LANG_NAMES.get(choice, "en"))
+        yield self.relabel(session, LANG_NAMES.get(choice, "en"), chosen)
 
     @property
     def load_outputs(self) -> list[Any]:
-        page = self.page
-        # The documents table is also relabelled: list it once.
-        return list(dict.fromkeys([*self.outputs, page.header.lang_radio, page.header.notice, page.knowledge.table]))
+        page, chat = self.page, self.page.chat
+        # The documents table and the what-if controls are also relabelled: list each once.
+        return list(
+            dict.fromkeys(
+                [
+                    *self.outputs,
+                    page.header.lang_radio,
+                    page.knowledge.table,
+                    page.browser,
+                    chat.chatbot,
+                    chat.turn_info,
+                    *chat.whatifs.values(),
+                ]
+            )
+        )
 
-    def on_load(self, session: Session, request: gr.Request) -> Updates:
+    def on_load(self, stored: Any, session: Session, request: gr.Request) -> Updates:
+        """The page in the browser's language, with the conversation this browser had, if the Advisor kept it."""
         headers = getattr(request, "headers", None) or {}
         lang = lang_from_header(headers.get("accept-language"))
-        updates = self.relabel(session, lang)
+        restored = session.browser_id is None and session.bind(stored) == stored
+        updates = self.relabel(session, lang, None)
         table = self.page.knowledge.table
-        return updates | {
+        updates |= {
             self.page.header.lang_radio: lang_choice(lang),
-            self.page.header.notice: notice_text(self.ref.settings, lang),
             table: {**updates.get(table, gr.update()), "value": kb.documents(lang)},
+            self.page.browser: session.browser_id,
         }
+        if restored and session.turn == 0:  # a question sent before the page finished loading keeps its chat
+            updates |= self._restore(session)
+        return updates
 
-    def forget_session(self, request: gr.Request) -> None:
-        """A closed tab's conversation is not needed any more."""
-        sid = getattr(request, "session_hash", None)
-        if sid:
-            self.ref.reset(sid)
+    def _restore(self, session: Session) -> Updates:
+        """The chat, the panel and the what-if controls of the conversation the Advisor kept for this id."""
+        try:
+            advisor = self.ref.get()
+            history = advisor.history(session.thread_id)
+            scenario = advisor.scenario(session.thread_id) if history else None
+        except Exception:  # an assistant that cannot say: the page opens on a new conversation
+            log.warning("restoring the conversation failed", exc_info=True)
+            return {}
+        if not history or scenario is None:
+            return {}
+        session.restore(history, scenario)
+        chat = self.page.chat
+        labels = self.page.labels.updates(session.lang)
+        controls = {
+            control: {**labels.get(control, gr.update()), **_value(update)}
+            for control, update in self.chat.panel(session).items()
+            if control in chat.whatifs.values()
+        }
+        return {
+            chat.chatbot: restored_messages(history),
+            chat.scenario: session.panel(),
+            chat.turn_info: t(session.lang, "restored", n=session.turn),
+        } | controls
+
+
+def _value(update: Any) -> dict[str, Any]:
+    """A control's new properties, from a plain value or a gr.update()."""
+    if isinstance(update, dict) and update.get("__type__") == "update":
+        return {k: v for k, v in update.items() if k != "__type__"}
+    return {"value": update}
 
 
 class Knowledge:

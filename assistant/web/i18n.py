@@ -29,6 +29,13 @@ def t(lang: str, key: str, **fields: Any) -> str:
     return text.format(**fields) if fields else text
 
 
+def label(group: str, key: str, lang: str) -> str:
+    """A label the answers already use (planner/strings.yaml, e.g. option_label.rent_on_demand), not repeated here."""
+    from assistant.strings import label as answer_label
+
+    return answer_label(group, key, "zh" if lang == "zh" else "en")
+
+
 def has(key: str) -> bool:
     entry: Any = strings()
     for part in key.split("."):

@@ -22,11 +22,11 @@ from assistant.web.chat import (
     GPU_COUNT_CHOICES,
     MODE_CHOICES,
     PRECISION_CHOICES,
-    scenario_markdown,
     tokens_label,
 )
 from assistant.web.i18n import LANG_NAMES, example_questions, t
 from assistant.web.labels import Labels
+from assistant.web.panel import scenario_markdown
 from assistant.web.state import Session
 
 
@@ -54,19 +54,20 @@ class Header:
 
 
 def header(L: Labels, settings: Settings) -> Header:
-    with gr.Row(equal_height=True):
-        L.add(
-            gr.Markdown(f"## {L.t('title')}\n{L.t('subtitle')}", elem_id="title"),
-            lambda lg: {"value": f"## {t(lg, 'title')}\n{t(lg, 'subtitle')}"},
-        )
+    """The title and the language switch on one line (short enough for a phone), then the subtitle and notice."""
+    with gr.Row(equal_height=True, elem_id="header"):
+        L.add(gr.Markdown(f"## {L.t('title')}", elem_id="title"), lambda lg: {"value": f"## {t(lg, 'title')}"})
         lang_radio = gr.Radio(
             list(LANG_NAMES),
             value=lang_choice(L.lang),
             label="界面语言 / Language",
+            show_label=False,
+            container=False,
             elem_id="lang-toggle",
             scale=0,
-            min_width=220,
+            min_width=170,
         )
+    L(gr.Markdown(L.t("subtitle"), elem_id="subtitle"), "subtitle", "value")
     return Header(lang_radio, gr.Markdown(notice_text(settings, L.lang), elem_id="provider-notice"))
 
 
@@ -129,7 +130,7 @@ def _conversation(L: Labels) -> tuple[gr.Chatbot, gr.Textbox, gr.Button, gr.Butt
         ),
         "chatbot",
     )
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True, elem_id="chat-input-row"):
         msg = L(
             gr.Textbox(
                 label="message",
@@ -139,20 +140,20 @@ def _conversation(L: Labels) -> tuple[gr.Chatbot, gr.Textbox, gr.Button, gr.Butt
                 scale=6,
                 lines=1,
                 max_lines=6,
-                autofocus=True,
+                min_width=160,
             ),
             "chat_placeholder",
             "placeholder",
         )
-        send = L(gr.Button(L.t("send"), variant="primary", elem_id="send", scale=0, min_width=90), "send", "value")
-        clear = L(gr.Button(L.t("clear"), elem_id="clear", scale=0, min_width=120), "clear", "value")
+        send = L(gr.Button(L.t("send"), variant="primary", elem_id="send", scale=0, min_width=70), "send", "value")
+        clear = L(gr.Button(L.t("clear"), elem_id="clear", scale=0, min_width=90), "clear", "value")
     turn_info = gr.Markdown(elem_id="turn-info", label="turn")
     examples = gr.Examples(example_questions(), inputs=[msg], label=L.t("examples"), examples_per_page=6)
     L(examples.dataset, "examples")
     return chatbot, msg, send, clear, turn_info
 
 
-def _scenario_panel(L: Labels) -> tuple[gr.Markdown, dict[str, gr.Dropdown], gr.BarPlot]:
+def _scenario_panel(L: Labels) -> tuple[gr.Markdown, dict[str, gr.Dropdown], dict[str, Any]]:
     L.add(gr.Markdown(f"### {L.t('scenario')}"), lambda lg: {"value": f"### {t(lg, 'scenario')}"})
     scenario = gr.Markdown(scenario_markdown({}, [], L.lang), elem_id="scenario", label="scenario")
     L.add(
@@ -163,7 +164,10 @@ def _scenario_panel(L: Labels) -> tuple[gr.Markdown, dict[str, gr.Dropdown], gr.
     for start in range(0, len(WHATIFS), WHATIF_ROW):
         with gr.Row():
             whatifs |= {w.slot: _whatif(L, w) for w in WHATIFS[start : start + WHATIF_ROW]}
-    memory = gr.BarPlot(label=L.t("chart_memory"), caption=L.t("chart_memory_empty"), elem_id="chart-memory")
+    memory = {
+        "memory": gr.BarPlot(label=L.t("chart_memory"), caption=L.t("chart_memory_empty"), elem_id="chart-memory"),
+        "memory_legend": gr.HTML(elem_id="chart-memory-legend"),
+    }
     return scenario, whatifs, memory
 
 
@@ -175,7 +179,7 @@ def chat_tab(L: Labels) -> ChatTab:
             scenario, whatifs, memory = _scenario_panel(L)
     with gr.Row():
         plots = {
-            "memory": memory,
+            **memory,
             # shown once a turn has computed buy vs rent
             "tco": gr.LinePlot(label=L.t("chart_tco"), elem_id="chart-tco", visible=False),
             "price": gr.ScatterPlot(label=L.t("chart_gpu_price"), elem_id="chart-gpu-price"),
@@ -254,14 +258,19 @@ class SettingsTab:
     status: gr.Markdown
 
 
+PROVIDERS = ("offline", "openai", "ollama")
+
+
+def provider_choices(lang: str) -> list[tuple[str, str]]:
+    return [(t(lang, f"provider.{p}"), p) for p in PROVIDERS]
+
+
 def settings_tab(L: Labels, settings: Settings) -> SettingsTab:
     kind, _, model_name = settings.provider.partition(":")
     tab = SettingsTab(
-        provider=L(
-            gr.Radio(
-                ["offline", "openai", "ollama"], value=kind, label=L.t("settings_provider"), elem_id="settings-provider"
-            ),
-            "settings_provider",
+        provider=L.add(
+            gr.Radio(provider_choices(L.lang), value=kind, label=L.t("settings_provider"), elem_id="settings-provider"),
+            lambda lg: {"label": t(lg, "settings_provider"), "choices": provider_choices(lg)},
         ),
         model=L(gr.Textbox(value=model_name, label=L.t("settings_model"), elem_id="settings-model"), "settings_model"),
         base_url=L(
@@ -289,6 +298,7 @@ class Page:
     """Every component the handlers update, by name."""
 
     state: gr.State  # the Session
+    browser: gr.BrowserState  # the conversation's id, kept in this browser's localStorage
     chosen: gr.State  # a Settings chosen in this browser session (API key included), or None
     labels: Labels
     header: Header
@@ -302,6 +312,9 @@ def page(settings: Settings, lang: str) -> Page:
     """The whole page, built inside the caller's Blocks."""
     L = Labels(lang)
     state = gr.State(Session(lang="zh" if lang == "zh" else "en"))
+    # A fixed key and secret: the id must survive a server restart and work on every replica. It is a random
+    # id, not a credential (Gradio hands the secret to the page anyway); the server adopts only ids it mints.
+    browser = gr.BrowserState(None, storage_key="gpu-advisor-session", secret="gpu-advisor-session-id")
     chosen = gr.State(None)
     head = header(L, settings)
     with gr.Tabs(elem_id="tabs"):
@@ -313,4 +326,4 @@ def page(settings: Settings, lang: str) -> Page:
             knowledge = knowledge_tab(L, kb_tab)
         with L(gr.Tab(L.t("tab_settings"), id="settings", elem_id="tab-settings"), "tab_settings"):
             provider = settings_tab(L, settings)
-    return Page(state, chosen, L, head, chat, calculators, knowledge, provider)
+    return Page(state, browser, chosen, L, head, chat, calculators, knowledge, provider)

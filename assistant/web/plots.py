@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from assistant.language import currency_for
 from assistant.web.cards import catalog_rows
-from assistant.web.charts import Chart, memory_chart, tco_chart
+from assistant.web.charts import Chart, legend_html, memory_chart, tco_chart
 from assistant.web.i18n import t
 from assistant.web.reports import gpu_charts
 from assistant.web.state import Session
@@ -41,7 +41,10 @@ def plot_update(chart: Chart | None, lang: str, title_key: str, empty_key: str |
 
 def _memory(s: Session) -> dict[str, Any]:
     chart = memory_chart(s.vram, s.cards, s.lang) if s.vram else None
-    return {"memory": plot_update(chart, s.lang, "chart_memory", "chart_memory_empty")}
+    return {
+        "memory": plot_update(chart, s.lang, "chart_memory", "chart_memory_empty"),
+        "memory_legend": legend_html(chart),
+    }
 
 
 def _cost(s: Session) -> dict[str, Any]:

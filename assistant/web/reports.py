@@ -15,10 +15,11 @@ import pandas as pd
 from pydantic import BaseModel
 
 from assistant.web.cards import fit_card, reference_cards, short_gpu_name
-from assistant.web.charts import Chart, gpu_memory_chart, gpu_price_chart, memory_chart, tco_chart
-from assistant.web.i18n import has, note_text, t
+from assistant.web.charts import Chart, gpu_memory_chart, gpu_price_chart, legend_html, memory_chart, tco_chart
+from assistant.web.i18n import has, label, note_text, t
 from tools.gpu_search import FindGpusResult, GpuRow
-from tools.notes import Note
+from tools.notes import Note, join
+from tools.notes import label as note_label
 from tools.recommend import RecommendResult
 from tools.sizing import COUNTS, GpuFit
 from tools.speed import SpeedRequest, SpeedResult
@@ -97,8 +98,9 @@ def vram_report(lang: str, request: Any, r: VramResult) -> CalcOutput[VramResult
         md += "\n\n" + fit_text(lang, r.fit)
     md += notes(lang, r.assumptions, r.warnings)
     card = fit_card(r)
-    cards = [card] if card else reference_cards(r.per_gpu_gib)
-    return CalcOutput(markdown=md, data=r, charts={"memory": memory_chart(r, cards, lang)})
+    chart = memory_chart(r, [card] if card else reference_cards(r.per_gpu_gib), lang)
+    # The chart's legend wraps under it on a phone (the summary sits right below the chart).
+    return CalcOutput(markdown=legend_html(chart) + "\n\n" + md, data=r, charts={"memory": chart})
 
 
 def fit_text(lang: str, fit: GpuFit) -> str:
@@ -161,7 +163,7 @@ def gpus_report(lang: str, request: Any, r: FindGpusResult) -> CalcOutput[FindGp
 
 
 def tco_report(lang: str, request: Any, r: TcoResult) -> CalcOutput[TcoResult]:
-    md = t(lang, "r_tco", **r.model_dump())
+    md = t(lang, "r_tco", **(r.model_dump() | {"cheapest": label("option_label", r.cheapest, lang)}))
     month = r.break_even_month
     md += " " + (t(lang, "r_break_even", month=month) if month is not None else t(lang, "r_no_break_even"))
     rows = [
@@ -171,7 +173,8 @@ def tco_report(lang: str, request: Any, r: TcoResult) -> CalcOutput[TcoResult]:
     ]
     for o in r.rent:
         hours = "-" if o.break_even_hours_per_month is None else f"{o.break_even_hours_per_month:,.0f}"
-        rows.append(f"| {o.kind} | {o.price_per_gpu_hour:,.2f} | {o.monthly:,.0f} | {o.total:,.0f} | {hours} |")
+        kind = label("kind_label", o.kind, lang)
+        rows.append(f"| {kind} | {o.price_per_gpu_hour:,.2f} | {o.monthly:,.0f} | {o.total:,.0f} | {hours} |")
     md += "\n\n" + "\n".join(rows) + notes(lang, r.assumptions, r.warnings)
     return CalcOutput(markdown=md, data=r, charts={"tco": tco_chart(r, lang)})
 
@@ -198,29 +201,38 @@ def _watts(value: float | None) -> str | None:
     return None if value is None else f"{value:,.0f} W"
 
 
-def build_rows(p: WorkstationPlan) -> list[tuple[str, str | None]]:
+def _platform(platform: Any, lang: str) -> str:
+    """The platform class as the reader's language names it (platforms.yaml holds the English name)."""
+    return note_label("platform", platform.id, lang, platform.name)
+
+
+def build_rows(p: WorkstationPlan, lang: str = "en") -> list[tuple[str, str | None]]:
     """(i18n key under build., value) for each line of the plan; None where the plan has no value."""
     platform = p.platform
     psu_floor = f" (≥ {p.psu_required_w:,.0f} W)" if p.psu_required_w else ""
+    kind = f"build_kind.{p.build_kind}"
     return [
-        ("build_kind", p.build_kind),
-        ("platform", platform and f"{platform.name} ({platform.cpu_lanes_usable} CPU lanes)"),
+        ("build_kind", t(lang, kind) if has(kind) else p.build_kind),
+        (
+            "platform",
+            platform and t(lang, "build_v.platform", name=_platform(platform, lang), lanes=platform.cpu_lanes_usable),
+        ),
         ("gpu_power", p.gpu_power_w and f"{p.num_gpus} × {p.gpu_power_w:,.0f} W = {p.gpu_total_w or 0:,.0f} W"),
         ("steady_load", _watts(p.steady_load_w)),
-        ("psu", p.psu_layout + psu_floor),
+        ("psu", note_text(p.psu_layout, lang) + psu_floor),
         ("wall_power", _watts(p.wall_power_w)),
         ("connectors", ", ".join(f"{n} × {kind}" for kind, n in p.power_connectors.items()) or None),
         ("ram", p.system_ram_gib and f"{p.system_ram_gib} GiB"),
         ("cpu_cores", p.cpu_cores and str(p.cpu_cores)),
-        ("pcie", p.pcie_lanes_needed and f"{p.pcie_lanes_needed} (x{p.pcie_link_width} per GPU)"),
-        ("slots", p.slots_needed and f"{p.slots_needed} ({p.gpu_slots}-slot cards)"),
-        ("nvlink", p.nvlink_note),
-        ("cooling", "; ".join(p.cooling_notes) or None),
+        ("pcie", p.pcie_lanes_needed and t(lang, "build_v.pcie", lanes=p.pcie_lanes_needed, width=p.pcie_link_width)),
+        ("slots", p.slots_needed and t(lang, "build_v.slots", n=p.slots_needed, width=p.gpu_slots)),
+        ("nvlink", note_text(p.nvlink_note, lang)),
+        ("cooling", join(p.cooling_notes, lang) or None),
     ]
 
 
 def build_report(lang: str, request: Any, p: WorkstationPlan) -> CalcOutput[WorkstationPlan]:
     md = f"**{p.num_gpus} × {p.gpu}**\n\n| {t(lang, 'build.item')} | {t(lang, 'build.plan')} |\n|---|---|\n"
-    md += "\n".join(f"| {t(lang, 'build.' + k)} | {str(v).replace('|', '/')} |" for k, v in build_rows(p) if v)
+    md += "\n".join(f"| {t(lang, 'build.' + k)} | {str(v).replace('|', '/')} |" for k, v in build_rows(p, lang) if v)
     md += notes(lang, p.assumptions, p.warnings)
     return CalcOutput(markdown=md, data=p)

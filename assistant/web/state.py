@@ -1,23 +1,41 @@
-"""What one browser session remembers besides the Advisor's own history: typed, held in a gr.State."""
+"""What one browser session remembers besides the Advisor's own history: typed, held in a gr.State.
+
+The Advisor's session id lives in the browser (a gr.BrowserState holds it in localStorage), so a reload
+or a server restart finds the same conversation; `bind` adopts it, or mints one on a first visit.
+"""
 
 from __future__ import annotations
 
+import re
+import threading
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assistant.scenario import Scenario
 from assistant.web.cards import Card, fit_card, gpu_card, model_display, reference_cards, row_card
-from assistant.web.chat import WHATIF_SLOTS, TurnView, scenario_markdown
+from assistant.web.chat import WHATIF_SLOTS, TurnView
 from assistant.web.i18n import Lang, note_text
+from assistant.web.panel import scenario_markdown
 from tools.gpu_search import FindGpusResult, GpuRow, GpuSpecsResult
 from tools.notes import Note
+from tools.recommend import RecommendResult
 from tools.speed import SpeedResult
 from tools.tco import TcoResult
 from tools.vram import VramResult
 
-if TYPE_CHECKING:
-    import gradio as gr
+BROWSER_ID = re.compile(r"[0-9a-f]{32}")  # what the browser may hand back: nothing else is ever adopted
+THREAD_PREFIX = "web-"  # web conversations never share an id with a terminal `--session NAME`
+_BIND_LOCK = threading.Lock()  # the page load and a question sent before it finished bind the same id
+
+
+def new_browser_id() -> str:
+    return uuid.uuid4().hex
+
+
+def valid_browser_id(value: Any) -> str | None:
+    """The id a browser stored, if it is one this app minted (a random hex string); else None."""
+    return value if isinstance(value, str) and BROWSER_ID.fullmatch(value) else None
 
 
 @dataclass
@@ -25,10 +43,11 @@ class Session:
     """The interface language, the turn count, and what the scenario panel and the charts show."""
 
     lang: Lang = "en"
-    sid: str = field(default_factory=lambda: uuid.uuid4().hex)  # the Advisor session when Gradio gives none
+    browser_id: str | None = None  # the id kept in the browser; None until the page load or a question binds one
     turn: int = 0
     answer_lang: Lang | None = None  # the language of the last question: what-if follow-ups are written in it
     scenario: Scenario = field(default_factory=Scenario)
+    used: dict[str, Any] = field(default_factory=dict)  # what the latest answer computed with, by what-if slot
     assumptions: list[str | Note] = field(default_factory=list)  # of the latest calculation, for the panel
     vram: VramResult | None = None
     cards: list[Card] = field(default_factory=list)  # drawn next to `vram`
@@ -37,17 +56,33 @@ class Session:
     shown: dict[str, str] = field(default_factory=dict)  # chart -> fingerprint of what the browser shows
 
     def fresh(self) -> Session:
-        """A new conversation in the same browser tab (same language and fallback id)."""
-        return Session(lang=self.lang, sid=self.sid)
+        """A new conversation in the same browser tab: same language, a new id."""
+        return Session(lang=self.lang, browser_id=new_browser_id())
 
-    def session_id(self, request: gr.Request | None) -> str:
-        """The Advisor session: Gradio's per-browser-tab session hash (this session's random id as fallback)."""
-        sid = getattr(request, "session_hash", None) if request is not None else None
-        return str(sid or self.sid)
+    def bind(self, stored: Any = None) -> str:
+        """Adopt the id the browser stored (or mint one) unless this session has one already; return it."""
+        with _BIND_LOCK:
+            if self.browser_id is None:
+                self.browser_id = valid_browser_id(stored) or new_browser_id()
+            return self.browser_id
+
+    @property
+    def thread_id(self) -> str:
+        """The Advisor session of this conversation."""
+        return THREAD_PREFIX + self.bind()
 
     @property
     def gpu_currency(self) -> str | None:
         return self.gpu_rows[0].currency if self.gpu_rows else None
+
+    def restore(self, history: list[tuple[str, str]], scenario: Scenario) -> None:
+        """Take up a conversation the Advisor kept (after a reload or a restart)."""
+        from assistant.language import detect_language
+
+        questions = [text for role, text in history if role == "user"]
+        self.turn = len(questions)
+        self.answer_lang = detect_language(questions[-1]) if questions else None
+        self.scenario = scenario
 
     def absorb(self, view: TurnView) -> VramResult | None:
         """Take what a finished turn computed; return its memory estimate, if it made one."""
@@ -64,6 +99,7 @@ class Session:
         rows = [g for kind in (GpuSpecsResult, FindGpusResult) if (hit := view.latest(kind)) for g in hit.gpus]
         if len(rows) >= 2:
             self.gpu_rows = rows
+        self.used = used_values(view, vram)
         return vram
 
     def _cards(self, view: TurnView, vram: VramResult) -> list[Card]:
@@ -72,38 +108,57 @@ class Session:
         card = fit_card(vram) or (row_card(specs.gpus[0]) if specs and specs.gpus else gpu_card(self.scenario.gpu))
         return [card] if card else reference_cards(vram.per_gpu_gib)
 
-    def whatif_values(self, vram: VramResult | None) -> dict[str, Any]:
-        """What each what-if control shows: the scenario, overridden by what this turn's estimate used."""
+    def values(self) -> dict[str, Any]:
+        """The what-if slots as the latest answer had them: the scenario, overridden by what it computed with."""
         s = self.scenario
-        gpu = gpu_card(s.gpu)
-        values: dict[str, Any] = {
-            "precision": s.precision,
-            "context_tokens": s.context_tokens,
-            "batch": s.batch,
-            "gpu": gpu.name if gpu else s.gpu,
-            "num_gpus": s.num_gpus,
-            "mode": s.mode,
-        }
-        if vram is not None:
-            values |= {
-                "precision": vram.precision,
-                "context_tokens": vram.context_tokens,
-                "batch": vram.batch,
-                "num_gpus": vram.num_gpus,
-                "mode": vram.mode,
-            }
-        return {slot: values[slot] for slot in WHATIF_SLOTS}
+        values = {slot: getattr(s, slot) for slot in WHATIF_SLOTS}
+        values |= {slot: v for slot, v in self.used.items() if v is not None}
+        gpu = gpu_card(values["gpu"])
+        values["gpu"] = gpu.name if gpu else values["gpu"]
+        return values
+
+    def whatif_values(self) -> dict[str, Any]:
+        """What each what-if control shows (the same values the panel lists)."""
+        return self.values()
 
     def panel(self) -> str:
-        """The scenario panel: the slots set so far and the latest calculation's assumptions."""
+        """The scenario panel: the slots set so far (as the controls show them) and the latest assumptions."""
         assumptions = [note_text(a, self.lang) for a in self.assumptions]
-        return scenario_markdown(self.scenario.summary(), assumptions, self.lang, self.names())
+        summary = self.scenario.summary() | {k: v for k, v in self.values().items() if v is not None}
+        return scenario_markdown(summary, assumptions, self.lang, self.names())
 
     def names(self) -> dict[str, str]:
         """Display names for the scenario panel's model and GPU slots."""
         names = {}
         if model := model_display(self.scenario.model):
             names["model"] = model
-        if gpu := gpu_card(self.scenario.gpu):
+        if gpu := gpu_card(self.values()["gpu"]):
             names["gpu"] = gpu.name
+        shown = [card.name if (card := gpu_card(g)) else g for g in self.scenario.gpus]
+        if shown:
+            names["gpus"] = ", ".join(shown)
         return names
+
+
+def used_values(view: TurnView, vram: VramResult | None) -> dict[str, Any]:
+    """The what-if slots a turn computed with: its memory estimate's, else its recommendation's."""
+    if vram is not None:
+        used = {
+            "precision": vram.precision,
+            "context_tokens": vram.context_tokens,
+            "batch": vram.batch,
+            "num_gpus": vram.num_gpus,
+            "mode": vram.mode,
+        }
+        return used | ({"gpu": vram.fit.gpu} if vram.fit is not None else {})
+    rec = view.latest(RecommendResult)
+    if rec is None:
+        return {}
+    args = view.args_of("recommend_gpus") or {}
+    gpus = args.get("gpus") or []
+    w = rec.sized_workload
+    used = {"mode": w.mode, "precision": w.precision, "context_tokens": w.context_tokens, "batch": w.batch}
+    # A recommendation asked for one GPU or a number of cards shows that GPU, and the count its pick uses.
+    constrained = bool(gpus) or args.get("max_gpus") is not None
+    count = rec.primary.count if constrained and rec.primary is not None else None
+    return used | {"gpu": gpus[0] if len(gpus) == 1 else None, "num_gpus": count}
