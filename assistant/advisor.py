@@ -313,7 +313,8 @@ class Advisor:
 
     def _run_graph(self, agent: Any, inputs: dict | None, config: dict) -> Iterator[Event]:
         pending: dict[str, tuple[str, float]] = {}
-        for mode, payload in agent.stream(inputs, config, stream_mode=["updates", "messages"]):
+        # "sync": each step is saved before the next, so the housekeeping after a turn never races its writes
+        for mode, payload in agent.stream(inputs, config, stream_mode=["updates", "messages"], durability="sync"):
             if mode == "messages":
                 chunk, _meta = payload
                 if (

@@ -273,18 +273,43 @@ class _PostgresBackend(_Backend):
         return self
 
     def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        with self.pool.connection() as conn:
-            cur = conn.execute(sql.replace("?", "%s"), params)
-            return [tuple(r.values()) for r in cur.fetchall()] if cur.description else []
+        def run() -> list[tuple]:
+            with self.pool.connection() as conn:
+                cur = conn.execute(sql.replace("?", "%s"), params)
+                return [tuple(r.values()) for r in cur.fetchall()] if cur.description else []
+
+        return _retry_collisions(run)
 
     def prune(self, session_id: str) -> None:
-        with contextlib.suppress(NotImplementedError):  # a thread with delta channels keeps its history
-            self.checkpointer.prune([session_id], strategy="keep_latest")
+        def keep_latest() -> None:
+            with contextlib.suppress(NotImplementedError):  # a thread with delta channels keeps its history
+                self.checkpointer.prune([session_id], strategy="keep_latest")
+
+        _retry_collisions(keep_latest)
 
     def close(self) -> None:
         atexit.unregister(self.close)
         if self.pool is not None:
             self.pool.close()
+
+
+def _retry_collisions(work: Any, attempts: int = 4) -> Any:
+    """Run `work`, retrying when PostgreSQL aborts it as a deadlock or serialization failure.
+
+    Housekeeping (pruning old checkpoints, retention) can collide with a write still landing for the same
+    thread: the graph persists its last checkpoint in the background, and another replica may be pruning.
+    PostgreSQL then aborts one side; each statement here runs in autocommit, so running it again is safe.
+    """
+    from psycopg import errors
+
+    for attempt in range(attempts):
+        try:
+            return work()
+        except (errors.DeadlockDetected, errors.SerializationFailure):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
+    return None
 
 
 # ---- the store --------------------------------------------------------------------------------------

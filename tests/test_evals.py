@@ -57,6 +57,8 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
     failures = [r.id for r in report.results if not r.passed]
     assert report.pass_rate >= MIN_PASS, f"pass rate {report.pass_rate:.1%}; failing: {failures}"
     assert report.untraceable_numbers == 0, [t.untraceable for r in report.results for t in r.turns if t.untraceable]
+    # One language, one voice: a Chinese answer has no English sentence and an English answer no Chinese.
+    assert report.language_violations == 0, report.language_violations_by_scenario
     for lang, row in report.by_language.items():
         assert row["pass_rate"] >= MIN_PASS - 0.05, lang
 

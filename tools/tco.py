@@ -188,6 +188,12 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
     )
 
 
+def has_purchase_price(gpu_name: str, currency: Currency) -> bool:
+    """Whether buy-vs-rent can price the card without the user's quote (data-center parts often cannot)."""
+    gpu, _ = resolve_gpu_noted(gpu_name)
+    return purchase_price_noted(gpu, currency, load_prices(None, None)) is not None
+
+
 def _purchase_price(req: TcoRequest, gpu: GpuSpec, book: PriceBook) -> tuple[float, Note]:
     """Return the price of one GPU and where it comes from: the caller's, else the price book's."""
     if req.gpu_price is not None:

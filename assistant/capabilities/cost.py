@@ -9,8 +9,9 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import money, render_all
-from tools.tco import TcoResult
+from tools.catalog import resolve_gpu
+from tools.notes import money, note, render_all
+from tools.tco import TcoResult, has_purchase_price
 
 
 def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False) -> None:
@@ -125,7 +126,12 @@ class Cost(Capability):
             return
         for gid in names:
             count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
-            ctx.add(self.intent, ToolName.CALCULATE_TCO, **self._args(ctx, gid, count, len(names)))
+            args = self._args(ctx, gid, count, len(names))
+            if "gpu_price" not in args and not has_purchase_price(gid, s.currency):
+                # say what to give instead of showing the tool's error
+                ctx.notes.append(note("tco_needs_price", gpu=resolve_gpu(gid)[0].name))
+                continue
+            ctx.add(self.intent, ToolName.CALCULATE_TCO, **args)
 
     @staticmethod
     def _args(ctx: PlanContext, gid: str, count: int, named: int) -> dict[str, Any]:
@@ -142,6 +148,10 @@ class Cost(Capability):
         if s.cloud_price and (gid == s.gpu or named == 1):
             tco["cloud_price_per_gpu_hour"] = s.cloud_price  # "AutoDL 上 1.88 元一小时": the user's own rate
         return tco
+
+    def active(self, turn: Turn) -> bool:
+        # Nothing computed (no price to compare, or handed to recommend): the answer does not lead with cost.
+        return turn.owns_any(self.intent)
 
     def render(self, w: Writer, turn: Turn) -> None:
         for o in turn.outcomes:
