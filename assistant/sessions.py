@@ -39,6 +39,7 @@ INDEX = "gpu_advisor_sessions"
 PRIVATE_PREFIX = "__"  # sessions the Advisor uses for itself (warm-up): never indexed
 TITLE_CHARS = 80
 _PG_SETUP_LOCK = 7_243_911_502  # pg_advisory_lock key: replicas starting together migrate one at a time
+SETUP_WAIT_S = 120.0  # how long a replica waits for another one's migrations (index builds on a big table)
 
 _INDEX_DDL = f"""CREATE TABLE IF NOT EXISTS {INDEX} (
     session_id TEXT PRIMARY KEY,
@@ -250,7 +251,7 @@ class _PostgresBackend(_Backend):
 
         connect_timeout = max(2, round(self.timeout_s))  # libpq's smallest
         with psycopg.connect(self.url, connect_timeout=connect_timeout, **self._kwargs()) as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (_PG_SETUP_LOCK,))
+            self._take_setup_lock(conn)
             try:
                 PostgresSaver(conn).setup()
                 conn.execute(_INDEX_DDL)
@@ -271,6 +272,22 @@ class _PostgresBackend(_Backend):
         atexit.register(self.close)
         self.checkpointer = PostgresSaver(self.pool)
         return self
+
+    def _take_setup_lock(self, conn: Any) -> None:
+        """Wait for the migration lock by polling, never inside a blocked statement.
+
+        The saver's migrations build indexes with CREATE INDEX CONCURRENTLY, which waits for every open
+        transaction to finish. A replica blocked in `pg_advisory_lock` is such a transaction, and it waits for
+        the lock the migrating replica holds: PostgreSQL reports a deadlock and one replica starts without its
+        store. Between polls the waiting replica has no transaction open, so the index build goes through.
+        """
+        deadline = time.monotonic() + max(SETUP_WAIT_S, self.timeout_s)
+        while not conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (_PG_SETUP_LOCK,)).fetchone()["got"]:
+            if time.monotonic() > deadline:
+                raise SessionStoreError(
+                    f"another process has been setting up the session database for over {SETUP_WAIT_S:.0f} s"
+                )
+            time.sleep(0.2)
 
     def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         def run() -> list[tuple]:

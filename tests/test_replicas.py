@@ -268,3 +268,30 @@ def test_the_postgres_store_lists_deletes_prunes_and_applies_retention(postgres_
         assert [s.session_id for s in store.list_sessions()] == ["two"]
     finally:
         store.close()
+
+
+def test_replicas_opening_a_new_database_together_all_get_the_store(postgres_url: str) -> None:
+    """Replicas that start at once on an empty database: one migrates, the others wait, none falls back.
+
+    The saver's migrations build indexes with CREATE INDEX CONCURRENTLY, which waits for every open
+    transaction; a replica blocked inside `pg_advisory_lock` was one, so PostgreSQL reported a deadlock and
+    that replica answered in an unsaved session (seen in CI)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psycopg
+
+    from assistant.sessions import open_store
+    from assistant.settings import Settings
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE starting_together")
+    url = postgres_url.rsplit("/", 1)[0] + "/starting_together"
+    settings = Settings(_env_file=None, sessions_url=url)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        stores = list(pool.map(lambda _: open_store(settings), range(4)))
+    try:
+        assert [s.kind for s in stores] == ["postgres"] * 4
+        assert all(s.check() is None for s in stores)
+    finally:
+        for s in stores:
+            s.close()
