@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
+from tools._data import read_yaml
 
 _CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff"
 _CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
@@ -52,7 +52,7 @@ class Violation:
 
 @cache
 def _terms() -> dict:
-    return yaml.safe_load(Path(__file__).with_name("language_terms.yaml").read_text(encoding="utf-8"))
+    return read_yaml(Path(__file__).with_name("language_terms.yaml"))
 
 
 @cache

@@ -10,14 +10,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from assistant.language import Language
+from tools._data import read_yaml
 
 
 @cache
 def catalog() -> dict[str, Any]:
-    return yaml.safe_load((Path(__file__).parent / "planner" / "strings.yaml").read_text(encoding="utf-8"))
+    return read_yaml(Path(__file__).parent / "planner" / "strings.yaml")
 
 
 def text(key: str, lang: str, **fields: Any) -> str:

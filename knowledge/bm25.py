@@ -23,24 +23,31 @@ import logging
 import os
 import sqlite3
 import threading
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tools._data import user_cache_dir
+
 CORPUS_FORMAT = 1
+INDEX_FORMAT = 1
 log = logging.getLogger(__name__)
 
 
 class PostingsBM25:
-    """Okapi BM25 (rank_bm25's parameters and idf) over tokenized documents."""
+    """Okapi BM25 (rank_bm25's parameters and idf) over tokenized documents.
+
+    The postings are kept as flat arrays (a term's documents and their score contributions, sliced by
+    offsets), so an index can be saved and loaded with numpy instead of being rebuilt in every process.
+    """
 
     def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25):
         from rank_bm25 import BM25Okapi
 
         okapi = BM25Okapi([list(doc) for doc in corpus], k1=k1, b=b, epsilon=epsilon)
-        self.size = okapi.corpus_size
         doc_len = np.array(okapi.doc_len)
         norm = okapi.k1 * (1 - okapi.b + okapi.b * doc_len / okapi.avgdl)
         docs: dict[str, list[int]] = {}
@@ -49,21 +56,59 @@ class PostingsBM25:
             for term, f in counts.items():
                 docs.setdefault(term, []).append(i)
                 freqs.setdefault(term, []).append(f)
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, where in docs.items():
-            idx = np.array(where, dtype=np.int64)
-            f = np.array(freqs[term], dtype=np.float64)
-            idf = okapi.idf.get(term) or 0
-            self._postings[term] = (idx, idf * (f * (okapi.k1 + 1) / (f + norm[idx])))
+        terms = list(docs)
+        idx = np.array([i for t in terms for i in docs[t]], dtype=np.int64)
+        f = np.array([x for t in terms for x in freqs[t]], dtype=np.float64)
+        idf = np.repeat([okapi.idf.get(t) or 0.0 for t in terms], [len(docs[t]) for t in terms])
+        offsets = np.cumsum([0, *(len(docs[t]) for t in terms)], dtype=np.int64)
+        self._set(okapi.corpus_size, terms, offsets, idx, idf * (f * (okapi.k1 + 1) / (f + norm[idx])))
+
+    def _set(self, size: int, terms: list[str], offsets: np.ndarray, idx: np.ndarray, weights: np.ndarray) -> None:
+        self.size = size
+        self._row = {t: r for r, t in enumerate(terms)}
+        self._offsets, self._idx, self._weights = offsets, idx, weights
 
     def get_scores(self, query: Sequence[str]) -> np.ndarray:
         """One score per document; a term repeated in the query counts again, as in rank_bm25."""
         scores = np.zeros(self.size)
         for term in query:
-            hit = self._postings.get(term)
-            if hit is not None:
-                scores[hit[0]] += hit[1]
+            r = self._row.get(term)
+            if r is not None:
+                lo, hi = self._offsets[r], self._offsets[r + 1]
+                scores[self._idx[lo:hi]] += self._weights[lo:hi]
         return scores
+
+    def save(self, path: Path, source: str) -> None:
+        """Write the index atomically, tagged with `source` (what it was built from); failures cost speed only."""
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
+        try:
+            np.savez(
+                tmp,
+                meta=np.array([str(INDEX_FORMAT), source, str(self.size)]),
+                terms=np.array(list(self._row), dtype=str),
+                offsets=self._offsets,
+                idx=self._idx,
+                weights=self._weights,
+            )
+            os.replace(tmp, path)
+        except (OSError, ValueError):
+            log.debug("could not save the BM25 index %s", path, exc_info=True)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    @classmethod
+    def load(cls, path: Path, source: str) -> PostingsBM25 | None:
+        """The index saved at `path` if it was built from `source`, else None."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                fmt, saved_from, size = (str(x) for x in data["meta"])
+                if fmt != str(INDEX_FORMAT) or saved_from != source:
+                    return None
+                index = cls.__new__(cls)
+                index._set(int(size), data["terms"].tolist(), data["offsets"], data["idx"], data["weights"])
+                return index
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # missing, torn or from elsewhere
+            return None
 
 
 # ---- a generation's tokenized corpus, kept on disk ------------------------------------------------------------
@@ -103,12 +148,9 @@ def load_corpus(path: Path, signature: str) -> dict[str, list] | None:
 
 def word_index_path() -> Path:
     """Where the SQLite copy of jieba's dictionary lives: a cache shared by every data directory."""
-    base = os.environ.get("GPU_ADVISOR_CACHE_DIR")
-    if not base:
-        base = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-advisor")
     import jieba
 
-    return Path(base).expanduser() / f"jieba-words-{jieba.__version__}.sqlite"
+    return user_cache_dir() / f"jieba-words-{jieba.__version__}.sqlite"
 
 
 def build_word_index(path: Path, freq: dict[str, int], total: int) -> bool:

@@ -365,10 +365,15 @@ class KnowledgeStore:
         """The saved BM25 corpus of `generation` (knowledge/bm25.py): a local file, in server mode too."""
         return self.data_dir / "bm25" / f"{generation}.json"
 
+    def postings_path(self, generation: str) -> Path:
+        """The saved BM25 index built from that corpus (knowledge/bm25.py), removed with it."""
+        return self.data_dir / "bm25" / f"{generation}.postings.npz"
+
     def drop_generation(self, generation: str) -> None:
         from chromadb.errors import NotFoundError
 
         self.corpus_path(generation).unlink(missing_ok=True)
+        self.postings_path(generation).unlink(missing_ok=True)
         with contextlib.suppress(NotFoundError, ValueError):
             self.client.delete_collection(generation)
 

@@ -43,3 +43,21 @@ def test_a_query_with_no_known_term_scores_zero_everywhere() -> None:
     bm25 = PostingsBM25([["gpu", "vram"], ["nvlink"]])
     assert not bm25.get_scores(["unknown"]).any()
     assert not bm25.get_scores([]).any()
+
+
+@given(docs=DOCS, query=st.lists(WORDS, max_size=8))
+def test_a_saved_index_loads_back_with_the_same_scores(tmp_path_factory, docs: list[list[str]], query: list[str]):
+    path = tmp_path_factory.mktemp("bm25") / "g.postings.npz"
+    built = PostingsBM25(docs)
+    built.save(path, source="corpus-v1")
+    loaded = PostingsBM25.load(path, source="corpus-v1")
+    assert loaded is not None and np.array_equal(loaded.get_scores(query), built.get_scores(query))
+
+
+def test_an_index_saved_from_another_corpus_or_torn_is_not_used(tmp_path) -> None:
+    path = tmp_path / "g.postings.npz"
+    PostingsBM25([["gpu", "vram"], ["nvlink"]]).save(path, source="corpus-v1")
+    assert PostingsBM25.load(path, source="corpus-v2") is None  # the corpus file changed since
+    path.write_bytes(path.read_bytes()[:40])
+    assert PostingsBM25.load(path, source="corpus-v1") is None
+    assert PostingsBM25.load(tmp_path / "missing.npz", source="corpus-v1") is None

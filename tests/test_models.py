@@ -221,3 +221,24 @@ def test_the_fast_yaml_loader_reads_every_data_file_like_the_python_one():
     for path in sorted(DATA_DIR.glob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         assert yaml.load(text, Loader=SafeLoader) == yaml.safe_load(text), path.name
+
+
+def test_a_parsed_copy_is_reused_until_the_file_changes_and_a_broken_cache_only_costs_speed(tmp_path, monkeypatch):
+    import yaml
+
+    from tools import _data
+
+    monkeypatch.setenv("GPU_ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "prices.yaml"
+    path.write_text("rtx-4090: {usd: 1599, as_of: 2026-11-01}\n", encoding="utf-8")
+    first = _data.read_yaml(path)
+    assert first == yaml.safe_load(path.read_text()) and len(list((tmp_path / "cache" / "yaml").iterdir())) == 1
+    assert _data.read_yaml(path) == first  # from the copy
+    path.write_text("rtx-4090: {usd: 1999, as_of: 2026-11-01}\n", encoding="utf-8")  # same size, same second
+    assert _data.read_yaml(path)["rtx-4090"]["usd"] == 1999
+    assert len(list((tmp_path / "cache" / "yaml").iterdir())) == 1  # the old copy went
+    for copy in (tmp_path / "cache" / "yaml").iterdir():
+        copy.write_bytes(b"\x80\x05torn")
+    assert _data.read_yaml(path)["rtx-4090"]["usd"] == 1999
+    monkeypatch.setenv("GPU_ADVISOR_CACHE_DIR", str(path))  # a file where the folder should be: nothing cached
+    assert _data.read_yaml(path)["rtx-4090"]["usd"] == 1999

@@ -6,8 +6,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
+from tools._data import read_yaml
 from tools.notes import Note
 
 Lang = Literal["zh", "en"]
@@ -17,7 +16,7 @@ LANG_NAMES: dict[str, Lang] = {"中文": "zh", "English": "en"}
 
 @cache
 def strings() -> dict[str, Any]:
-    return yaml.safe_load(Path(__file__).with_name("i18n.yaml").read_text(encoding="utf-8"))
+    return read_yaml(Path(__file__).with_name("i18n.yaml"))
 
 
 def t(lang: str, key: str, **fields: Any) -> str:
