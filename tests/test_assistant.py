@@ -288,6 +288,11 @@ CONVERSATIONS = [
         ("4 张 4090 三年自购和租云哪个划算？", {"gpu": "rtx-4090", "num_gpus": 4}),
         ("如果每天只用 8 小时呢", {"gpu": "rtx-4090", "num_gpus": 4}),
     ],
+    [  # a count on a recommendation re-runs it on exactly that many cards, once
+        ("研一学生预算1.5w买啥卡，主要跑7B模型的LoRA微调", {"budget": 15000.0, "mode": "lora"}),
+        ("如果用 2 张卡呢？", {"budget": 15000.0, "mode": "lora", "num_gpus": 2, "max_gpus": None}),
+        ("如果换成 RTX 4090 呢？", {"budget": 15000.0, "mode": "lora", "num_gpus": None}),
+    ],
     [
         ("Power supply for 2x RTX 3090?", {"gpu": "rtx-3090", "num_gpus": 2}),
         ("what about four cards?", {"gpu": "rtx-3090", "num_gpus": 4}),

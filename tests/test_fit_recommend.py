@@ -100,3 +100,23 @@ def test_deployment_filter(deployment):
     w = VramRequest(model="llama-3.1-8b", context_tokens=4096)
     r = recommend_gpus(RecommendRequest(workload=w, deployment=deployment, limit=50))
     assert r.options and all(o.deployment == deployment for o in r.options)
+
+
+def test_a_count_asked_for_sizes_every_option_on_exactly_that_many_cards():
+    w = VramRequest(params_b=7, mode="lora", grad_checkpointing=True)
+    r = recommend_gpus(RecommendRequest(workload=w, currency="CNY", budget=15000, persona="individual", num_gpus=2))
+    assert r.primary is not None and r.primary.count == 2
+    assert {o.count for o in [*r.options, *r.alternatives]} == {2}
+    assert "exact_cards" in {n.code for n in r.primary.reasons}
+    one_gpu = estimate_vram(r.sized_workload.model_copy(update={"num_gpus": 1})).per_gpu_gib
+    assert [n.gib for n in r.needs if n.mode == "lora"] == [one_gpu]  # what one GPU needs is still said
+    one_4090 = RecommendRequest(
+        workload=w, currency="CNY", budget=15000, deployment="local", num_gpus=2, gpus=["rtx-4090"]
+    )
+    over = recommend_gpus(one_4090)  # 2 used 4090s: ¥29,000 against ¥15,000; one card already holds 17.2 GiB
+    assert over.primary is None and over.stretch is not None and over.stretch.count == 2
+    assert over.stretch.over_budget_by == pytest.approx(over.stretch.spend - 15000)
+    fewer = next(n for n in over.stretch.reasons if n.code == "fewer_cards_hold_it")
+    assert fewer.params["count"] == 1
+    hints = {n.code: n.params for n in over.suggestions}
+    assert hints["suggest_any_count"]["count"] == 1 and hints["suggest_any_count"]["spend"] <= 15000

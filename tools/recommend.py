@@ -60,6 +60,12 @@ class RecommendRequest(BaseModel):
     max_gpus: int | None = Field(
         default=None, ge=1, le=MAX_GPUS, description='Most cards of one type ("一张卡" = 1); default by persona'
     )
+    num_gpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPUS,
+        description='Exactly this many cards of one type ("如果用 2 张卡呢"); default: the fewest that hold it',
+    )
     require_nvlink: bool = False
     require_ecc: bool = False
     vendors: list[Literal["nvidia", "amd", "intel", "apple"]] = Field(
@@ -205,12 +211,10 @@ def _variants(req: RecommendRequest, w: VramRequest) -> list[tuple[Variant, Vram
     return out
 
 
-def _memory_by_count(w: VramRequest, max_gpus: int) -> dict[int, float]:
-    """Per-GPU memory on 1, 2, 4 ... GPUs (it does not depend on which GPU)."""
+def _memory_by_count(w: VramRequest, counts: tuple[int, ...]) -> dict[int, float]:
+    """Per-GPU memory on each count of GPUs (it does not depend on which GPU)."""
     out: dict[int, float] = {}
-    for n in COUNTS:
-        if n > max_gpus:
-            break
+    for n in counts:
         try:
             out[n] = estimate_vram(w.model_copy(update={"num_gpus": n, "tp": None if w.mode == "inference" else w.tp}))
         except (AdvisorError, ValueError):
@@ -244,6 +248,7 @@ class _Context(BaseModel):
     hours: float
     headroom: float
     widened: bool = False  # the persona's fallback segments are in (nothing in its own fit the budget)
+    sized: VramRequest | None = None  # the workload as sized (defaults applied)
 
 
 def _cards(ctx: _Context) -> tuple[list[GpuSpec], bool]:
@@ -276,7 +281,7 @@ def _options(ctx: _Context, w: VramRequest) -> tuple[list[Pick], int, list[Need]
     needs: list[Need] = []
     considered = 0
     for variant, vw in _variants(ctx.req, w):
-        memory = _memory_by_count(vw, ctx.max_gpus)
+        memory = _memory_by_count(vw, tuple(sorted({1, *_counts(ctx)})))  # one GPU's need is always reported
         if 1 in memory:
             needs.append(_need(vw, memory[1]))
         for gpu in cards:
@@ -304,11 +309,31 @@ def _full_precision_need(req: RecommendRequest, sized: VramRequest) -> Need | No
     return _need(full, estimate_vram(full).per_gpu_gib)
 
 
+def _counts(ctx: _Context) -> tuple[int, ...]:
+    """The card counts to size: the one asked for, else 1, 2, 4 ... up to the most allowed."""
+    if ctx.req.num_gpus is not None:
+        return (ctx.req.num_gpus,)
+    return tuple(n for n in COUNTS if n <= ctx.max_gpus)
+
+
 def _count_for(ctx: _Context, gpu: GpuSpec, memory: dict[int, float]) -> int | None:
-    """The fewest of `gpu` that hold the workload: the one fit rule (tools/sizing.py)."""
+    """The fewest of `gpu` that hold the workload (or the count asked for): the one fit rule (tools/sizing.py)."""
     usable = usable_gib(gpu, ctx.headroom)
     most = 1 if gpu.segment == "apple" else ctx.max_gpus  # one Mac: unified memory does not pool
-    return next((n for n, need in sorted(memory.items()) if n <= most and need <= usable + 1e-9), None)
+    allowed = _counts(ctx)
+    fits = (n for n, need in sorted(memory.items()) if n in allowed and n <= most and need <= usable + 1e-9)
+    return next(fits, None)
+
+
+def _fewest(ctx: _Context, p: Pick) -> int | None:
+    """With an exact count asked for: the fewest of that card that would already hold the workload."""
+    gpu = catalog().get(p.gpu_id)
+    if ctx.req.num_gpus is None or gpu is None or p.count == 1:
+        return None
+    w = (ctx.sized or ctx.req.workload).model_copy(update={"mode": p.mode, "precision": p.precision})
+    memory = _memory_by_count(w, tuple(n for n in COUNTS if n < p.count))
+    free = ctx.model_copy(update={"req": ctx.req.model_copy(update={"num_gpus": None}), "max_gpus": p.count - 1})
+    return _count_for(free, gpu, memory)
 
 
 def _conditions(
@@ -611,7 +636,11 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
     if p.condition == "used" and p.price_range is not None:
         low, high, date = p.price_range
         out.append(note("used_value", price=p.price_each, low=low, high=high, date=date, currency=p.currency))
-    if req.max_gpus is not None and p.deployment == "local":
+    if req.num_gpus is not None:
+        out.append(note("exact_cards", count=req.num_gpus))
+        if (fewest := _fewest(ctx, p)) is not None:
+            out.append(note("fewer_cards_hold_it", count=fewest, gpu=p.gpu, asked=p.count))
+    elif req.max_gpus is not None and p.deployment == "local":
         out.append(note("max_cards", count=req.max_gpus))
     if p.deployment == "cloud":
         out.append(note("rent_at_hours", hourly=p.hourly, monthly=p.monthly, hours=ctx.hours, currency=p.currency))
@@ -654,32 +683,34 @@ def _explained(ctx: _Context, primary: Pick, alternatives: list[Pick], stretch: 
         p.gives_up = _gives_up(ctx, p, primary)
 
 
-def _suggest(ctx: _Context) -> list[Note]:
-    """When nothing fits: which single change would make something fit."""
+def _suggest(ctx: _Context, stretch: Pick | None) -> list[Note]:
+    """When nothing fits: which single change would make something fit, each with an example."""
     req, w = ctx.req, ctx.req.workload
-    tries: list[tuple[Note, RecommendRequest]] = []
+    tries: list[tuple[str, dict[str, int], RecommendRequest]] = []
     if w.batch > 1 or req.users:
         fewer = max(1, w.batch // 4)
         lighter = w.model_copy(update={"batch": fewer})
-        lighter_req = req.model_copy(update={"workload": lighter, "users": None})
-        tries.append((note("suggest_fewer_users", batch=fewer), lighter_req))
-    if w.context_tokens > 4096:
+        tries.append(
+            ("suggest_fewer_users", {"batch": fewer}, req.model_copy(update={"workload": lighter, "users": None}))
+        )
+    if (ctx.sized or w).context_tokens > 4096:  # the context as sized: a default 8k for local inference too
         shorter = w.model_copy(update={"context_tokens": 4096})
-        tries.append((note("suggest_shorter_context", tokens=4096), req.model_copy(update={"workload": shorter})))
-    if ctx.max_gpus < MAX_GPUS:
+        tries.append(("suggest_shorter_context", {"tokens": 4096}, req.model_copy(update={"workload": shorter})))
+    if req.num_gpus is not None and req.num_gpus < MAX_GPUS:  # the count was a what-if: let it go
+        tries.append(("suggest_any_count", {}, req.model_copy(update={"num_gpus": None, "max_gpus": None})))
+    elif req.num_gpus is None and ctx.max_gpus < MAX_GPUS:
         more = min(MAX_GPUS, ctx.max_gpus * 2)
-        tries.append((note("suggest_more_gpus", count=more), req.model_copy(update={"max_gpus": more})))
-    if req.budget or req.monthly_budget:
-        tries.append((note("suggest_more_budget"), req.model_copy(update={"budget": None, "monthly_budget": None})))
+        tries.append(("suggest_more_gpus", {"most": more}, req.model_copy(update={"max_gpus": more})))
+    if (req.budget or req.monthly_budget) and stretch is None:  # a stretch option already says what more buys
+        tries.append(("suggest_more_budget", {}, req.model_copy(update={"budget": None, "monthly_budget": None})))
     if req.deployment != "either":
-        tries.append((note("suggest_either_place"), req.model_copy(update={"deployment": "either"})))
+        tries.append(("suggest_either_place", {}, req.model_copy(update={"deployment": "either"})))
     out = []
-    for hint, alt in tries:
-        found = recommend_gpus(alt.model_copy(update={"limit": 1}), suggest=False)
-        if found.primary is not None:
-            p = found.primary
-            out.append(hint)
-            out.append(note("suggest_example", count=p.count, gpu=p.gpu, spend=p.spend, currency=p.currency))
+    for code, params, alt in tries:
+        p = recommend_gpus(alt.model_copy(update={"limit": 1}), suggest=False).primary
+        if p is not None:
+            code = "suggest_rent_instead" if p.deployment == "cloud" and code == "suggest_either_place" else code
+            out.append(note(code, **params, count=p.count, gpu=p.gpu, spend=p.spend, currency=p.currency))
     return out or [note("suggest_nothing")]
 
 
@@ -720,11 +751,12 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
         req=req,
         persona=persona,
         market=req.market or ("cn" if req.currency == "CNY" else "global"),
-        max_gpus=req.max_gpus or advice.persona_rules(persona).max_gpus,
+        max_gpus=req.num_gpus or req.max_gpus or advice.persona_rules(persona).max_gpus,
         hours=hours,
         headroom=headroom_or_default(req.headroom),
     )
     sized, sized_notes = _sized_workload(req, persona)
+    ctx = ctx.model_copy(update={"sized": sized})
     options, considered, needs = _options(ctx, sized)
     if _widen(ctx, options):
         ctx = ctx.model_copy(update={"widened": True})
@@ -756,7 +788,7 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
         options=ranked[: req.limit],
         considered=considered,
         nothing_fits=nothing,
-        suggestions=_suggest(ctx) if nothing and suggest else [],
+        suggestions=_suggest(ctx, stretch) if nothing and suggest else [],
         assumptions=_assumptions(ctx, sized_notes, "stated" if stated else "budget"),
         warnings=list(probe.warnings),
     )

@@ -51,6 +51,10 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     cards = parsed.num_gpus if parsed.num_gpus and not parsed.gpu else s.max_gpus
     if cards:
         rec["max_gpus"] = min(cards, 16)  # "一张卡": a hard limit on the number of cards
+    count = parsed.gpu_counts.get(parsed.gpu) if parsed.gpu else parsed.num_gpus
+    if parsed.is_followup and count:  # "如果用 2 张卡呢": the same question on exactly that many cards, once
+        rec["num_gpus"] = min(count, 16)
+        rec.pop("max_gpus", None)
     if len(parsed.gpu_mentions) > 1:
         rec["gpus"] = parsed.gpu_mentions[:4]  # "买一张4090D还是两张3090": the choice is among the cards named
     elif parsed.gpu and parsed.is_followup:
@@ -135,16 +139,32 @@ def _needs_line(w: Writer, r: RecommendResult) -> None:
 
 
 def _nothing_fits(w: Writer, r: RecommendResult) -> None:
+    """Nothing within the limits: the nearest option over budget as the verdict when there is one, else
+    what was asked for; then the needs and the single changes that would make something fit."""
     budget = money(r.budget, r.currency) if r.budget else None
-    w.say("rec_none_budget" if budget else "rec_none", workload=r.workload, budget=budget or "")
-    _needs_line(w, r)
-    if r.stretch is not None:
+    if r.stretch is not None and budget:
+        lead = w.t("rec_for", model=r.model, method=w.label("mode_label", r.stretch.mode))
         amount = money(r.stretch.over_budget_by or 0, r.currency)
-        w.add(f"- {w.t('rec_stretch', amount=amount)}: {_pick_line(w, r.stretch)}")
+        w.add(lead + w.t("rec_over_budget_verdict", pick=_pick_line(w, r.stretch), budget=budget, amount=amount))
+        w.add(_reason_text(w, r.stretch.reasons[1:]))
+    else:
+        w.say("rec_none_budget" if budget else "rec_none", workload=_workload_text(w, r), budget=budget or "")
+    _needs_line(w, r)
     hints = [n.render(w.lang) for n in r.suggestions]
     if hints:
-        w.add("\n".join(f"- {h}" for h in hints))
+        w.add(w.t("rec_changes_head") + "\n" + "\n".join(f"- {h}" for h in hints))
     w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
+
+
+def _workload_text(w: Writer, r: RecommendResult) -> str:
+    """'Llama-3.1-70B full fine-tuning (bf16, 2,048 tokens, batch 1)' in the answer's language."""
+    if not r.needs:
+        return r.model
+    n = r.needs[-1] if len(r.needs) > 1 and r.needs[0].precision == "bf16" else r.needs[0]
+    method = w.label("mode_label", n.mode)
+    return w.t(
+        "rec_workload", model=r.model, method=method, precision=n.precision, tokens=n.context_tokens, batch=n.batch
+    )
 
 
 class Recommend(Capability):

@@ -159,6 +159,6 @@ def used_values(view: TurnView, vram: VramResult | None) -> dict[str, Any]:
     w = rec.sized_workload
     used = {"mode": w.mode, "precision": w.precision, "context_tokens": w.context_tokens, "batch": w.batch}
     # A recommendation asked for one GPU or a number of cards shows that GPU, and the count its pick uses.
-    constrained = bool(gpus) or args.get("max_gpus") is not None
+    constrained = bool(gpus) or args.get("max_gpus") is not None or args.get("num_gpus") is not None
     count = rec.primary.count if constrained and rec.primary is not None else None
     return used | {"gpu": gpus[0] if len(gpus) == 1 else None, "num_gpus": count}
