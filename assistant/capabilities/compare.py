@@ -42,7 +42,13 @@ def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisi
     if ctx.has_model:
         workload = workload_args(s)
         if s.context_tokens is None:
-            workload.pop("context_tokens")  # not stated: the tool takes the expert's default per row and says so
+            # not stated: the context another part of this answer was sized at (one answer, one context),
+            # else the tool takes the expert's default per row and says so
+            sized = next((c.args["context_tokens"] for c in ctx.calls if "context_tokens" in c.args), None)
+            if sized is None:
+                workload.pop("context_tokens")
+            else:
+                workload["context_tokens"] = sized
         if precisions:
             workload.pop("precision", None)
         args["workload"] = workload

@@ -33,6 +33,7 @@ def fit_lines(w: Writer, r: FitResult, asked: str | None = None) -> None:
         precision=r.best_precision,
         max_context=r.max_context,
         context=r.memory_at_answer.context_tokens if r.memory_at_answer else 0,
+        need=r.memory_at_answer.per_gpu_gib if r.memory_at_answer else 0,
         max_seq=r.max_concurrent_sequences or 0,
         limiting=r.limiting.render(w.lang),
     )

@@ -52,8 +52,8 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     if cards:
         rec["max_gpus"] = min(cards, 16)  # "一张卡": a hard limit on the number of cards
     count = parsed.gpu_counts.get(parsed.gpu) if parsed.gpu else parsed.num_gpus
-    if parsed.is_followup and count:  # "如果用 2 张卡呢": the same question on exactly that many cards, once
-        rec["num_gpus"] = min(count, 16)
+    if parsed.is_followup and count and count > 1:  # "如果用 2 张卡呢": on exactly that many cards, this turn
+        rec["num_gpus"] = min(count, 16)  # ("one card" stays the hard limit above: one is also the fewest)
         rec.pop("max_gpus", None)
     if len(parsed.gpu_mentions) > 1:
         rec["gpus"] = parsed.gpu_mentions[:4]  # "买一张4090D还是两张3090": the choice is among the cards named

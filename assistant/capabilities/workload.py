@@ -7,10 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.scenario import Scenario
-from tools.advice import concurrent_from_users
-
-INFERENCE_CONTEXT = 4096
-TRAINING_SEQUENCE = 2048
+from tools.advice import concurrent_from_users, default_context
 
 
 def workload_args(s: Scenario) -> dict[str, Any]:
@@ -23,7 +20,8 @@ def workload_args(s: Scenario) -> dict[str, Any]:
         args["precision"] = s.precision
     if s.kv_dtype and not training:
         args["kv_dtype"] = s.kv_dtype
-    args["context_tokens"] = s.context_tokens or (TRAINING_SEQUENCE if training else INFERENCE_CONTEXT)
+    # not stated: the defaults in advice.yaml (a personal chat's 8k is applied where the persona is known)
+    args["context_tokens"] = s.context_tokens or default_context(mode, personal=False)
     args["batch"] = s.batch or (concurrent_from_users(s.users) if s.users and not training else 1)
     if training:
         args["grad_checkpointing"] = True  # what fine-tuning recipes turn on; the answer states it
