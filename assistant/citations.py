@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from knowledge.passage import SearchResult
+from knowledge.passage import Passage, SearchResult
 
 MAX_CITATIONS = 4
 
@@ -24,24 +24,38 @@ class Citation(BaseModel):
     text: str
 
 
-def citations_from(results: Iterable[Any]) -> list[Citation]:
-    """Number the distinct passages of the search results among `results`, in order: [1], [2], ..."""
-    out: list[Citation] = []
+def citations_from(results: Iterable[Any], about: list[str] | None = None) -> list[Citation]:
+    """Number the distinct sections among the search results, in order of their best passage: [1], [2], ...
+
+    Several passages of one section make one citation whose text follows the guide's order, so a quote starts
+    where the section starts (the definition before the list of uses). With `about` (the concepts the user
+    asked about), sections that never name one of them are left out when some section does.
+    """
+    groups: dict[tuple[str, str], list[Passage]] = {}
     for result in results:
-        if not isinstance(result, SearchResult):
-            continue
-        for p in result.passages:
-            if any(c.doc_id == p.doc_id and c.section == p.section for c in out):
-                continue
-            out.append(
-                Citation(
-                    n=len(out) + 1,
-                    doc_id=p.doc_id,
-                    title=p.title,
-                    section=p.section or "",
-                    lang=p.lang,
-                    source=p.source or "",
-                    text=p.text,
-                )
-            )
+        if isinstance(result, SearchResult):
+            for p in result.passages:
+                groups.setdefault((p.doc_id, p.section or ""), []).append(p)
+    cited = [sorted(ps, key=_order) for ps in groups.values()]
+    if about:
+        named = [ps for ps in cited if any(t.lower() in "\n".join(p.text for p in ps).lower() for t in about)]
+        cited = named or cited
+    out = [
+        Citation(
+            n=n,
+            doc_id=ps[0].doc_id,
+            title=ps[0].title,
+            section=ps[0].section or "",
+            lang=ps[0].lang,
+            source=ps[0].source or "",
+            text="\n\n".join(p.text for p in ps),
+        )
+        for n, ps in enumerate(cited, start=1)
+    ]
     return out[:MAX_CITATIONS]
+
+
+def _order(p: Passage) -> int:
+    """A passage's place in its guide (chunk ids end in '#n'); unknown ids keep their rank order."""
+    tail = p.chunk_id.rsplit("#", 1)[-1]
+    return int(tail) if tail.isdigit() else 0

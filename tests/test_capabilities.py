@@ -86,3 +86,36 @@ def test_compare_is_the_home_of_compare_gpus_and_answers_the_memory_asked_with_i
     assert [c.name for c in calls] == [ToolName.COMPARE_GPUS] and calls[0].args["precisions"] == ["fp8", "bf16"]
     plan = make_plan(parse("LoRA vs QLoRA"), Scenario())  # no model to size: the guides explain the difference
     assert not any(c.name == ToolName.COMPARE_GPUS for c in plan.calls)
+
+
+def test_one_citation_per_section_quoted_from_where_the_section_starts_and_about_the_asked_concept():
+    from assistant.citations import citations_from
+    from knowledge.passage import Passage, SearchResult
+
+    def passage(chunk: str, doc: str, section: str, text: str) -> Passage:
+        return Passage(
+            doc_id=doc,
+            title=doc,
+            section=section,
+            section_path=[section],
+            lang="en",
+            source=f"{doc}.md",
+            text=text,
+            score=1.0,
+            chunk_id=f"{doc}#{chunk}",
+            collection="guides",
+        )
+
+    ranked = SearchResult(
+        passages=[
+            passage("15", "software-ecosystem.en", "MIG", "When a team uses MIG instances: notebooks, CI."),
+            passage("3", "scenario-playbooks.en", "Small team", "A small team rents A100 nodes for big runs."),
+            passage("14", "software-ecosystem.en", "MIG", "MIG (Multi-Instance GPU) partitions one GPU."),
+        ]
+    )
+    cited = citations_from([ranked])
+    assert [c.doc_id for c in cited] == ["software-ecosystem.en", "scenario-playbooks.en"]  # each section once
+    assert cited[0].text.startswith("MIG (Multi-Instance GPU)")  # the guide's order: the definition first
+    about = citations_from([ranked], about=["MIG"])
+    assert [c.doc_id for c in about] == ["software-ecosystem.en"] and about[0].n == 1
+    assert len(citations_from([ranked], about=["NVLink"])) == 2  # nothing names it: keep what was found

@@ -61,12 +61,15 @@ class Guides(Capability):
 
         topics = [capability(i).topic(ctx) for i in ctx.intents if i != self.intent]
         query = " ".join([ctx.parsed.text, *[t for t in topics if t]])[:MAX_QUERY_CHARS]
-        ctx.add(self.intent, ToolName.SEARCH_GUIDES, query=query, k=3, lang=ctx.parsed.language)
+        # a question about concepts alone gets more passages: a section's other parts join its citation
+        k = 5 if set(ctx.intents) <= {self.intent} else 3
+        ctx.add(self.intent, ToolName.SEARCH_GUIDES, query=query, k=k, lang=ctx.parsed.language)
 
     def render(self, w: Writer, turn: Turn) -> None:
-        turn.citations = citations_from(turn.own(self.intent, SearchResult))
-        failed = next((o.error for o in turn.outcomes if o.call.name == ToolName.SEARCH_GUIDES and not o.ok), None)
         only_guides = set(turn.plan.intents) <= {self.intent}
+        about = turn.parsed.concept_terms if only_guides else None  # a concept question cites what names it
+        turn.citations = citations_from(turn.own(self.intent, SearchResult), about)
+        failed = next((o.error for o in turn.outcomes if o.call.name == ToolName.SEARCH_GUIDES and not o.ok), None)
         if turn.citations:
             self._cite(w, turn, only_guides)
         elif failed:  # a broken knowledge store is said, not passed off as "nothing found"
