@@ -45,9 +45,13 @@ def static_texts() -> list[str]:
 class Writer:
     """Collects an answer's paragraphs in one language."""
 
-    def __init__(self, lang: Language) -> None:
+    def __init__(self, lang: Language, before: str = "") -> None:
         self.lang = lang
         self.lines: list[str] = []
+        self.before = before  # the previous answer, on a follow-up: what it said is not said again
+
+    def said_before(self, text: str) -> bool:
+        return bool(self.before) and text in self.before
 
     def t(self, key: str, **fields: Any) -> str:
         return text(key, self.lang, **fields)
@@ -62,7 +66,11 @@ class Writer:
         self.add(self.t(key, **fields))
 
     def bullets(self, head_key: str, items: list[str], limit: int = 4) -> None:
-        items = [i for i in items if i][:limit]
+        items = [i for i in items if i]
+        repeated = [i for i in items if head_key == "assumptions_head" and self.said_before(f"- {i}")]
+        items = [i for i in items if i not in repeated][:limit]
+        if repeated:  # a follow-up: the assumptions that did not change are folded into one line
+            items.append(self.t("assumptions_as_before", n=len(repeated)))
         if items:
             self.add(self.t(head_key) + "\n" + "\n".join(f"- {i}" for i in items))
 

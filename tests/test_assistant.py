@@ -337,3 +337,14 @@ def test_event_stream_order(advisor):
     result = next(e for e in events if isinstance(e, ToolResultEvent) and e.name == "estimate_vram")
     assert result.ok and "GiB per GPU" in result.summary and result.duration_ms >= 0
     assert not any(isinstance(e, ErrorEvent) for e in events)
+
+
+def test_a_follow_up_says_what_changed_and_folds_what_did_not(advisor):
+    session = new_session()
+    first = turn(advisor, session, "我想在家微调 Qwen2.5-7B，用 QLoRA 要多少显存？")
+    second = turn(advisor, session, "如果换成 LoRA 呢？")
+    architecture = next(line for line in first.answer.splitlines() if line.startswith("- Qwen2.5-7B："))
+    assert architecture not in second.answer  # the model's architecture did not change: not repeated
+    assert "同上一轮" in second.answer and "bf16" in second.answer.split("同上一轮")[0]  # the changed format is said
+    third = turn(advisor, new_session(), "如果换成 LoRA 呢？")  # nothing before it: nothing to fold
+    assert "同上一轮" not in third.answer

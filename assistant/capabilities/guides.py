@@ -86,7 +86,8 @@ class Guides(Capability):
         about = _about_term(quotable, turn.parsed.concept_terms)  # "…and how mature is ROCm?"
         if (asks_why or about) and not only_guides and quotable:
             best = about or quotable[0]
-            w.add(f"> {excerpt(best.text)} [{best.n}]")
+            if not w.said_before(excerpt(best.text)):  # a follow-up does not quote the same passage again
+                w.add(f"> {excerpt(best.text)} [{best.n}]")
         if only_guides and _local_formats_question(turn):
             w.say("quant_local_pick", gpu=_gpu_name(turn.parsed.gpu or ""))  # the choice first, then the why
         if only_guides or not computed:

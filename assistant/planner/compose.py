@@ -29,9 +29,10 @@ def quick_replies(plan: Plan, lang: str) -> list[str]:
     return [reply for key in plan.quick_replies for reply in groups[key][lang]]
 
 
-def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome]) -> Composed:
-    """The answer: notes on defaults, each capability's part in reading order, then the sources."""
-    w = Writer(parsed.language)
+def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: str = "") -> Composed:
+    """The answer: notes on defaults, each capability's part in reading order, then the sources. `before`:
+    the previous answer when this is a follow-up, so what did not change is not repeated."""
+    w = Writer(parsed.language, before=before if parsed.is_followup else "")
     if parsed.injection:
         w.say("injection")
     replies = quick_replies(plan, parsed.language)

@@ -71,7 +71,7 @@ class OfflinePlanner(BaseChatModel):
             more = [c for c in second_round(plan, outcomes) if c.name in self.tool_names or not self.tool_names]
             if more:
                 return _calls_message(more)
-        composed = compose(plan, parsed, outcomes)
+        composed = compose(plan, parsed, outcomes, before=_previous_answer(messages[:last_human]))
         extra = {"quick_replies": composed.quick_replies} if composed.quick_replies else {}
         return AIMessage(content=composed.answer, additional_kwargs=extra)
 
@@ -126,6 +126,14 @@ def parse(text: str) -> ParsedQuery:
     """The parser's reading of a message. Every step of a turn re-reads the conversation, so readings are
     remembered; each caller gets its own copy to change."""
     return _parsed(text).model_copy(deep=True)
+
+
+def _previous_answer(history: list[BaseMessage]) -> str:
+    """The last answer the user read (an AI message with text, not a tool request)."""
+    for msg in reversed(history):
+        if isinstance(msg, AIMessage) and not msg.tool_calls and msg.content:
+            return _text(msg)
+    return ""
 
 
 def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
