@@ -73,7 +73,7 @@ def test_a_follow_up_in_a_new_process_continues_the_conversation(knowledge: Path
 
     third = ask_json("what about two cards?", env)
     assert third["scenario"]["model"] == "qwen2.5-7b" and third["scenario"]["mode"] == "qlora"
-    assert third["scenario"]["budget"] == 15000 and third["scenario"]["max_gpus"] == 2
+    assert third["scenario"]["budget"] == 15000 and recommend_args(third)["num_gpus"] == 2  # on exactly two cards
     assert third["language"] == "en"
 
     # Without --session a question stands alone: nothing continued, nothing saved.
