@@ -1,6 +1,6 @@
 """The string catalog the answers are written from, and a Writer that collects an answer's lines.
 
-Every sentence the assistant writes exists in both languages in planner/strings.yaml; code picks a key
+Every sentence the assistant writes exists in both languages in assistant/catalog.yaml; code picks a key
 and fills in numbers, never writes prose itself (one code path, translated strings).
 """
 
@@ -16,7 +16,8 @@ from tools._data import read_yaml
 
 @cache
 def catalog() -> dict[str, Any]:
-    return read_yaml(Path(__file__).parent / "planner" / "strings.yaml")
+    """Every string the assistant shows, answers and interface (assistant/catalog.yaml)."""
+    return read_yaml(Path(__file__).with_name("catalog.yaml"))
 
 
 def text(key: str, lang: str, **fields: Any) -> str:
@@ -25,9 +26,14 @@ def text(key: str, lang: str, **fields: Any) -> str:
 
 
 def label(group: str, key: str, lang: str) -> str:
-    """A label from a group (e.g. mode_label.lora); the key itself when the catalog has none."""
-    entry = catalog()[group].get(key)
-    return entry[lang] if entry else key
+    """A label from a group of the catalog (e.g. option_label.rent_on_demand), else from the labels the tools
+    share (knowledge/data/notes.yaml: method.lora, segment.consumer ...); the key itself when neither has one."""
+    entry = catalog().get(group, {}).get(key)
+    if entry:
+        return entry[lang]
+    from tools.notes import label as tool_label
+
+    return tool_label(group, key, lang)
 
 
 def static_texts() -> list[str]:

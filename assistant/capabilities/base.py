@@ -65,15 +65,15 @@ class Plan(BaseModel):
     intents: list[str]
     scenario: Scenario
     calls: list[ToolCall]
-    ask: str | None = Field(default=None, description="The one missing input to ask for (a strings.yaml key)")
+    ask: str | None = Field(default=None, description="The one missing input to ask for (a catalog.yaml key)")
     notes: list[str | Note] = Field(
-        default_factory=list, description="Defaults the answer states: strings.yaml keys, or tool notes with values"
+        default_factory=list, description="Defaults the answer states: catalog.yaml keys, or tool notes with values"
     )
     second_round: list[str] = Field(
         default_factory=list, description="Intents whose capability plans more calls from the first results"
     )
     quick_replies: list[str] = Field(
-        default_factory=list, description="strings.yaml quick_replies groups: defaults the user can pick in one click"
+        default_factory=list, description="catalog.yaml quick_replies groups: defaults the user can pick in one click"
     )
 
 
@@ -89,7 +89,7 @@ class PlanContext:
     missing: str | None = None  # an input one intent lacks; asked only if nothing else could be computed
     second_round: list[str] = field(default_factory=list)
     notes: list[str | Note] = field(default_factory=list)  # defaults the answer states
-    quick_replies: list[str] = field(default_factory=list)  # strings.yaml quick_replies groups to offer
+    quick_replies: list[str] = field(default_factory=list)  # catalog.yaml quick_replies groups to offer
 
     @property
     def has_model(self) -> bool:

@@ -67,7 +67,7 @@ class CheaperWay(Capability):
             w.say(
                 key,
                 model=r.model,
-                method=w.label("mode_label", r.mode),
+                method=w.label("method", r.mode),
                 precision=r.precision,
                 context=r.context_tokens,
                 need=r.per_gpu_gib,

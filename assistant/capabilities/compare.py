@@ -108,7 +108,7 @@ def _label(w: Writer, r: CompareResult, row: CompareRow) -> str:
     count = row.count or row.count_asked or 1
     modes = {x.mode for x in r.rows}
     formats = {x.precision for x in r.rows}
-    way = [w.label("mode_label", row.mode or "inference")] if len(modes) > 1 else []
+    way = [w.label("method", row.mode or "inference")] if len(modes) > 1 else []
     way += [(row.precision or "").upper()] if len(formats) > 1 and r.axis != "methods" else []
     if not way:
         return w.t("compare_label_cards", count=count, gpu=row.gpu)
@@ -214,7 +214,7 @@ def _workload_table(w: Writer, r: CompareResult) -> None:
     workload = w.t(key, context=r.context_tokens or 0, batch=r.batch or 1)
     if r.axis == "gpus" and r.rows and r.rows[0].mode:
         first = r.rows[0]
-        mode = w.label("mode_label", first.mode or "inference")
+        mode = w.label("method", first.mode or "inference")
         workload = w.t("compare_workload_way", mode=mode, precision=first.precision, rest=workload)
     w.add(w.t("compare_table_head", model=r.model, workload=workload) + "\n\n" + _table(w, head, cells))
 

@@ -10,6 +10,7 @@ from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.catalog import resolve_gpu
+from tools.notes import label as tool_label
 from tools.notes import money, note, render_all
 from tools.tco import TcoResult, has_purchase_price
 
@@ -85,7 +86,7 @@ def tco_lines(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: b
         lines.append(
             w.t(
                 "rent_line",
-                kind=w.label("kind_label", o.kind),
+                kind=tool_label("rent_kind", o.kind, w.lang),
                 rate=money(o.price_per_gpu_hour, cur),
                 monthly=money(o.monthly, cur),
                 total=money(o.total, cur),

@@ -36,7 +36,7 @@ def memory_lines(
     w.say(
         "memory_head",
         model=r.model,
-        mode_label=w.label("mode_label", r.mode),
+        mode_label=w.label("method", r.mode),
         precision=r.precision,
         context=r.context_tokens,
         batch=r.batch,

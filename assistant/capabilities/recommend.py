@@ -83,7 +83,7 @@ def _pick_line(w: Writer, p: Pick) -> str:
         count=p.count,
         condition=w.label("rec_condition", p.condition),
         gpu=p.gpu,
-        method=w.label("mode_label", p.mode),
+        method=w.label("method", p.mode),
         precision=p.precision,
         need=p.memory_per_gpu_gib,
         usable=p.usable_gib_per_gpu,
@@ -99,7 +99,7 @@ def recommend_lines(w: Writer, r: RecommendResult) -> None:
         _nothing_fits(w, r)
         return
     verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
-    w.add(w.t("rec_for", model=r.model, method=w.label("mode_label", p.mode)) + w.t(verdict, pick=_pick_line(w, p)))
+    w.add(w.t("rec_for", model=r.model, method=w.label("method", p.mode)) + w.t(verdict, pick=_pick_line(w, p)))
     w.add(_reason_text(w, p.reasons[1:] if len(p.reasons) > 1 else p.reasons))
     _needs_line(w, r)  # after the reasons: the way asked comes first, the other ways' needs after it
     lines = []
@@ -128,7 +128,7 @@ def _needs_line(w: Writer, r: RecommendResult) -> None:
     items = [
         w.t(
             "rec_need_item",
-            method=w.label("mode_label", n.mode),
+            method=w.label("method", n.mode),
             precision=n.precision,
             gib=n.gib,
             load=w.t("rec_need_load", batch=n.batch, tokens=n.context_tokens) if n.batch > 1 else "",
@@ -143,7 +143,7 @@ def _nothing_fits(w: Writer, r: RecommendResult) -> None:
     what was asked for; then the needs and the single changes that would make something fit."""
     budget = money(r.budget, r.currency) if r.budget else None
     if r.stretch is not None and budget:
-        lead = w.t("rec_for", model=r.model, method=w.label("mode_label", r.stretch.mode))
+        lead = w.t("rec_for", model=r.model, method=w.label("method", r.stretch.mode))
         amount = money(r.stretch.over_budget_by or 0, r.currency)
         w.add(lead + w.t("rec_over_budget_verdict", pick=_pick_line(w, r.stretch), budget=budget, amount=amount))
         w.add(_reason_text(w, r.stretch.reasons[1:]))
@@ -161,7 +161,7 @@ def _workload_text(w: Writer, r: RecommendResult) -> str:
     if not r.needs:
         return r.model
     n = r.needs[-1] if len(r.needs) > 1 and r.needs[0].precision == "bf16" else r.needs[0]
-    method = w.label("mode_label", n.mode)
+    method = w.label("method", n.mode)
     return w.t(
         "rec_workload", model=r.model, method=method, precision=n.precision, tokens=n.context_tokens, batch=n.batch
     )

@@ -24,7 +24,7 @@ def speed_lines(w: Writer, r: SpeedResult) -> None:
         w.say(
             "train_speed_line",
             model=r.model,
-            method=w.label("mode_label", r.method),
+            method=w.label("method", r.method),
             precision=r.precision,
             n=r.num_gpus,
             gpu=r.gpu,

@@ -1,12 +1,10 @@
-"""Interface strings (assistant/web/i18n.yaml) in Chinese and English."""
+"""Interface strings in Chinese and English: the web app's part of the one catalog (assistant/catalog.yaml)."""
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any, Literal
 
-from tools._data import read_yaml
 from tools.notes import Note
 
 Lang = Literal["zh", "en"]
@@ -16,7 +14,9 @@ LANG_NAMES: dict[str, Lang] = {"中文": "zh", "English": "en"}
 
 @cache
 def strings() -> dict[str, Any]:
-    return read_yaml(Path(__file__).with_name("i18n.yaml"))
+    from assistant.strings import catalog
+
+    return catalog()
 
 
 def t(lang: str, key: str, **fields: Any) -> str:
@@ -29,7 +29,7 @@ def t(lang: str, key: str, **fields: Any) -> str:
 
 
 def label(group: str, key: str, lang: str) -> str:
-    """A label the answers already use (planner/strings.yaml, e.g. option_label.rent_on_demand), not repeated here."""
+    """A label the answers use (e.g. option_label.rent_on_demand), from the same catalog."""
     from assistant.strings import label as answer_label
 
     return answer_label(group, key, "zh" if lang == "zh" else "en")

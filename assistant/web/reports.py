@@ -2,7 +2,7 @@
 
 Each `*_report` takes the request a form sent and the calculator's typed result; nothing here runs a
 calculator or imports gradio. A summary string's placeholders are named after the result's fields
-(i18n.yaml), so the result fills them.
+(assistant/catalog.yaml), so the result fills them.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def tco_report(lang: str, request: Any, r: TcoResult) -> CalcOutput[TcoResult]:
     ]
     for o in r.rent:
         hours = "-" if o.break_even_hours_per_month is None else f"{o.break_even_hours_per_month:,.0f}"
-        kind = label("kind_label", o.kind, lang)
+        kind = note_label("rent_kind", o.kind, lang)
         rows.append(f"| {kind} | {o.price_per_gpu_hour:,.2f} | {o.monthly:,.0f} | {o.total:,.0f} | {hours} |")
     md += "\n\n" + "\n".join(rows) + notes(lang, r.assumptions, r.warnings)
     return CalcOutput(markdown=md, data=r, charts={"tco": tco_chart(r, lang)})
