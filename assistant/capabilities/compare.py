@@ -265,6 +265,12 @@ class Compare(Capability):
             return "full fine-tuning LoRA QLoRA memory quality"
         if precisions:
             return "quantization FP8 BF16 weight formats quality"
+        cards = _named_cards(ctx)
+        personal = cards and all(c.segment in ("consumer", "workstation", "apple") for c in cards)
+        if personal and (ctx.scenario.mode or "inference") == "inference" and not ctx.scenario.users:
+            return "VRAM capacity memory bandwidth decode speed 4-bit quantization"  # one person's desk-side card
+        if any(card.cn_availability == "china_market" for card in cards):
+            return f"{self.guides_topic} China-market variants 中国特供 H20 L20 H800"  # what the variants cut
         return self.guides_topic
 
     def plan(self, ctx: PlanContext) -> None:
@@ -318,3 +324,11 @@ class Compare(Capability):
             return str(tool)
         pick = result.verdict.label or "nothing fits"
         return f"{len(result.rows)} options compared; pick: {pick}"
+
+
+def _named_cards(ctx: PlanContext) -> list[Any]:
+    """The catalog entries of the GPUs the question names."""
+    from tools.catalog import catalog
+
+    cards = catalog()
+    return [cards[g] for g in ctx.parsed.gpu_mentions if g in cards]

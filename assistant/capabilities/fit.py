@@ -83,6 +83,19 @@ class Fit(Capability):
     needs_model = True
     guides_topic = "KV cache context length concurrent users GPU memory"
 
+    def topic(self, ctx: PlanContext) -> str | None:
+        """Training on the card reads like training memory, not serving; a modded card's risks are a topic."""
+        from assistant.capabilities.memory import TOPICS
+        from tools.catalog import catalog
+
+        card = catalog().get(ctx.scenario.gpu or "")
+        if card is not None and card.unofficial:  # "魔改 4090 48G 靠谱吗": whether to trust the card comes first
+            return "modified memory mod card warranty risk 魔改 改装 保修"
+        mode = ctx.scenario.mode or "inference"
+        if mode != "inference":
+            return TOPICS.get(mode, TOPICS["full"])
+        return "VRAM capacity weights bytes per parameter 4-bit quantization" if _personal(ctx) else self.guides_topic
+
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario
         if not s.gpu:
@@ -104,7 +117,8 @@ class Fit(Capability):
             **ref,
             gpu=s.gpu,
             num_gpus=s.num_gpus or 1,
-            context_tokens=w["context_tokens"],
+            # one context per answer: a personal chat's default when the personal estimate above used it
+            context_tokens=s.context_tokens or advice.default_context("inference", personal=_personal(ctx)),
             **precision,
         )
 

@@ -14,15 +14,28 @@ from knowledge.passage import SearchResult
 MAX_QUERY_CHARS = 500
 EXCERPT_CHARS = 420
 _TERM_MENTIONS = 2  # a passage that names the concept at least this often is about it
+MYTHS = "myths-and-corrections"  # claims and their corrections: quoted only where the user raised the claim
 
 
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """The first sentences of a passage, cut at a sentence end."""
-    flat = " ".join(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+def excerpt(text: str, limit: int = EXCERPT_CHARS, focus: list[str] | None = None) -> str:
+    """The first sentences of a passage, cut at a sentence end; with `focus` (words the user used), from the
+    line that names most of them: in a list of corrections, the one about the user's claim."""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    if focus:
+        hits = [sum(w.lower() in line.lower() for w in focus) for line in lines]
+        if hits and max(hits) > 0:
+            lines = lines[hits.index(max(hits)) :]
+    flat = " ".join(lines)
     if len(flat) <= limit:
         return flat
     cut = max(flat.rfind(mark, 0, limit) for mark in ("。", ". ", "！", "？", "; "))
     return flat[: cut + 1] if cut > 80 else flat[:limit] + "…"
+
+
+def _focus(turn: Turn) -> list[str]:
+    """The words a quote should be about: the concepts named, and the GPUs' model numbers ("4090")."""
+    numbers = [part for g in turn.parsed.gpu_mentions for part in g.split("-") if part.isdigit() and len(part) >= 3]
+    return [*turn.parsed.concept_terms, *numbers]
 
 
 def _gpu_name(gpu_id: str) -> str:
@@ -42,11 +55,18 @@ def _local_formats_question(turn: Turn) -> bool:
     return personal and len(p.precisions_mentioned) >= 2
 
 
-def _about_term(passages: list[Citation], terms: list[str]) -> Citation | None:
+def _about_term(passages: list[Citation], terms: list[str], focus: list[str]) -> Citation | None:
     """The passage that speaks most of a concept the user named beside their numbers question ("How mature
-    is ROCm?"): quoted, since a link would not answer it; none when no passage names the term."""
-    scored = [(sum(c.text.lower().count(t.lower()) for t in terms), i, c) for i, c in enumerate(passages)]
-    best = max(scored, default=None)
+    is ROCm?"): quoted, since a link would not answer it; none when no passage names the term. A line naming
+    the concept together with the user's card ("RTX 4090 不支持 BF16") outweighs mentions elsewhere."""
+
+    def score(c: Citation) -> int:
+        mentions = sum(c.text.lower().count(t.lower()) for t in terms)
+        together = any(all(w.lower() in line.lower() for w in focus) for line in c.text.splitlines())
+        return mentions + (10 if together and len(focus) > len(terms) else 0)
+
+    scored = [(score(c), -i, c) for i, c in enumerate(passages)]
+    best = max(scored, default=None, key=lambda x: (x[0], x[1]))
     return best[2] if best is not None and best[0] >= _TERM_MENTIONS else None
 
 
@@ -68,7 +88,13 @@ class Guides(Capability):
     def render(self, w: Writer, turn: Turn) -> None:
         only_guides = set(turn.plan.intents) <= {self.intent}
         about = turn.parsed.concept_terms if only_guides else None  # a concept question cites what names it
-        turn.citations = citations_from(turn.own(self.intent, SearchResult), about)
+        results = turn.own(self.intent, SearchResult)
+        if not (only_guides or turn.parsed.claims):  # a myth entry backs an answer only about that claim
+            results = [
+                r.model_copy(update={"passages": [p for p in r.passages if p.doc_id.split(".")[0] != MYTHS]})
+                for r in results
+            ]
+        turn.citations = citations_from(results, about)
         failed = next((o.error for o in turn.outcomes if o.call.name == ToolName.SEARCH_GUIDES and not o.ok), None)
         if turn.citations:
             self._cite(w, turn, only_guides)
@@ -83,11 +109,12 @@ class Guides(Capability):
         computed = any(o.call.name != ToolName.SEARCH_GUIDES for o in turn.outcomes)
         # a concept or an advice question ("二手矿卡能买吗？有什么坑") gets the passage itself, not a link
         asks_why = self.intent in turn.parsed.intents or turn.parsed.advice
-        about = _about_term(quotable, turn.parsed.concept_terms)  # "…and how mature is ROCm?"
+        about = _about_term(quotable, turn.parsed.concept_terms, _focus(turn))  # "…and how mature is ROCm?"
         if (asks_why or about) and not only_guides and quotable:
             best = about or quotable[0]
-            if not w.said_before(excerpt(best.text)):  # a follow-up does not quote the same passage again
-                w.add(f"> {excerpt(best.text)} [{best.n}]")
+            quote = excerpt(best.text, focus=_focus(turn))
+            if not w.said_before(quote):  # a follow-up does not quote the same passage again
+                w.add(f"> {quote} [{best.n}]")
         if only_guides and _local_formats_question(turn):
             w.say("quant_local_pick", gpu=_gpu_name(turn.parsed.gpu or ""))  # the choice first, then the why
         if only_guides or not computed:

@@ -14,7 +14,7 @@ from tools.notes import render_all
 from tools.sizing import default_headroom, fits_capacity
 from tools.vram import VramResult
 
-_TOPICS = {
+TOPICS = {  # retrieval words for a workload, by method (the fit capability shares them)
     "inference": "KV cache memory inference",
     "full": "training memory optimizer states",
     "lora": "LoRA training memory",
@@ -127,7 +127,7 @@ class Memory(Capability):
     needs_model = True
 
     def topic(self, ctx: PlanContext) -> str | None:
-        return _TOPICS.get(ctx.scenario.mode or "inference")
+        return TOPICS.get(ctx.scenario.mode or "inference")
 
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario

@@ -186,6 +186,16 @@ class Recommend(Capability):
         }
     }
     guides_topic = "which GPU to buy scenario budget"
+    _PERSONA_TOPICS: ClassVar[dict[str, str]] = {  # the playbook section each kind of buyer reads
+        "individual": "student individual developer one local card small budget",
+        "team": "small team lab local cards and cloud",
+        "company": "enterprise production inference fleet training cluster",
+    }
+
+    def topic(self, ctx: PlanContext) -> str | None:
+        s = ctx.scenario
+        persona = s.persona or (persona_from_budget(s.budget, s.currency or "USD") if s.budget else None)
+        return " ".join(filter(None, [self.guides_topic, self._PERSONA_TOPICS.get(persona or "")]))
 
     def plan(self, ctx: PlanContext) -> None:
         if not ctx.has_model and not self._assume_purpose(ctx):
