@@ -348,3 +348,17 @@ def test_a_follow_up_says_what_changed_and_folds_what_did_not(advisor):
     assert "同上一轮" in second.answer and "bf16" in second.answer.split("同上一轮")[0]  # the changed format is said
     third = turn(advisor, new_session(), "如果换成 LoRA 呢？")  # nothing before it: nothing to fold
     assert "同上一轮" not in third.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "off_topic"),
+    [
+        ("is a 4060 ti 16gb enough to run llama 3.1 8b locally or do i need a 3090?", "myths-and-corrections"),
+        ("两张4090能全参微调qwen2.5 7b吗？", "kv-cache-serving-engines"),  # training on the cards: not serving
+        ("switch to full fine-tuning of qwen2.5 7b on 4x a100, how much memory?", "kv-cache-serving-engines"),
+    ],
+)
+def test_citations_follow_the_workload_not_stray_words(advisor, question, off_topic):
+    final = turn(advisor, new_session(), question)
+    cited = [c.doc_id.split(".")[0] for c in final.citations]
+    assert cited and off_topic not in cited, cited
