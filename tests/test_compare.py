@@ -291,7 +291,7 @@ def test_chat_methods_compare() -> None:
     args, r = _compared(calls)
     assert args["methods"] == ["full", "lora", "qlora"] and args["workload"]["model"] == "qwen2.5-7b"
     _verdict_then_table(answer, "**Pick: LoRA")
-    for label in ("full fine-tune", "LoRA fine-tune", "QLoRA fine-tune"):
+    for label in ("full fine-tuning", "LoRA fine-tuning", "QLoRA fine-tuning"):
         assert label in answer
     assert all(f"{row.memory_per_gpu_gib:.1f} GiB" in answer for row in r.rows)
 
