@@ -119,3 +119,16 @@ def test_one_citation_per_section_quoted_from_where_the_section_starts_and_about
     about = citations_from([ranked], about=["MIG"])
     assert [c.doc_id for c in about] == ["software-ecosystem.en"] and about[0].n == 1
     assert len(citations_from([ranked], about=["NVLink"])) == 2  # nothing names it: keep what was found
+
+
+def test_nothing_fits_names_the_way_asked_not_a_cheaper_way_or_the_16_bit_reference():
+    from assistant.capabilities.recommend import _workload_text
+    from assistant.strings import Writer
+    from tools.recommend import RecommendRequest, recommend_gpus
+
+    def named(workload: dict) -> str:
+        r = recommend_gpus(RecommendRequest(workload=workload, currency="CNY", budget=3000, deployment="local"))
+        return _workload_text(Writer("zh"), r)
+
+    assert "LoRA 微调（bf16" in named({"model": "qwen2.5-72b", "mode": "lora"})  # QLoRA was also sized
+    assert "推理（q4_k_m" in named({"model": "llama-3.1-70b", "mode": "inference"})  # bf16 is the reference

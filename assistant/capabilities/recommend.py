@@ -158,9 +158,11 @@ def _nothing_fits(w: Writer, r: RecommendResult) -> None:
 
 def _workload_text(w: Writer, r: RecommendResult) -> str:
     """'Llama-3.1-70B full fine-tuning (bf16, 2,048 tokens, batch 1)' in the answer's language."""
-    if not r.needs:
+    sized = r.sized_workload  # the way asked, as sized: its need, not a cheaper way's or the 16-bit reference's
+    asked = [n for n in r.needs if n.mode == sized.mode and sized.precision in (None, n.precision)]
+    if not asked:
         return r.model
-    n = r.needs[-1] if len(r.needs) > 1 and r.needs[0].precision == "bf16" else r.needs[0]
+    n = asked[0]
     method = w.label("method", n.mode)
     return w.t(
         "rec_workload", model=r.model, method=method, precision=n.precision, tokens=n.context_tokens, batch=n.batch
