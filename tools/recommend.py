@@ -696,7 +696,7 @@ def _suggest(ctx: _Context, stretch: Pick | None) -> list[Note]:
     if (ctx.sized or w).context_tokens > 4096:  # the context as sized: a default 8k for local inference too
         shorter = w.model_copy(update={"context_tokens": 4096})
         tries.append(("suggest_shorter_context", {"tokens": 4096}, req.model_copy(update={"workload": shorter})))
-    if req.num_gpus is not None and req.num_gpus < MAX_GPUS:  # the count was a what-if: let it go
+    if req.num_gpus is not None:  # the count was a what-if: let it go
         tries.append(("suggest_any_count", {}, req.model_copy(update={"num_gpus": None, "max_gpus": None})))
     elif req.num_gpus is None and ctx.max_gpus < MAX_GPUS:
         more = min(MAX_GPUS, ctx.max_gpus * 2)
