@@ -362,3 +362,11 @@ def test_citations_follow_the_workload_not_stray_words(advisor, question, off_to
     final = turn(advisor, new_session(), question)
     cited = [c.doc_id.split(".")[0] for c in final.citations]
     assert cited and off_topic not in cited, cited
+
+
+def test_a_cheaper_way_that_leads_says_what_it_costs_and_the_stated_limit_stays_visible(advisor):
+    final = turn(advisor, new_session(), "预算1.5万，在家用一张卡微调 Qwen2.5-14B，买什么？")
+    verdict, reasons = final.answer.split("\n\n")[:2]
+    assert "QLoRA" in verdict and "¥15,000" in reasons
+    assert "慢约 20-40%" in reasons and "最多 1 张卡" in reasons  # the trade-off, and "一张卡" honoured
+    assert "按你的用量" not in final.answer  # no hours were stated: the rent line must not claim them

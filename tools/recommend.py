@@ -630,6 +630,8 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
     )
     if p.variant != "asked":
         out.append(note(f"cheaper_way_{p.variant}", asked=req.workload.mode, count=p.count))
+        if p.variant == "qlora":  # the cheaper way leads: what it costs is said with it
+            out.append(note("qlora_tradeoff"))
     if p.within_budget and p.deployment == "local" and req.budget is not None:
         scope = "machine" if req.budget_includes_host else "gpus"
         out.append(note(f"within_budget_{scope}", spend=p.spend, budget=req.budget, currency=p.currency))

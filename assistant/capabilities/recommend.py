@@ -21,7 +21,7 @@ from tools.notes import Note, money
 from tools.prices import tco_defaults
 from tools.recommend import Pick, RecommendResult
 
-_MAX_REASONS = 4
+_MAX_REASONS = 5  # the verdict's reasons: the way, its cost, the budget, the condition, the stated limit
 
 
 def recommend_args(ctx: PlanContext) -> dict[str, Any]:
@@ -63,7 +63,10 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
 
 
 def _reason_text(w: Writer, notes: list[Note]) -> str:
-    return ("" if w.lang == "zh" else " ").join(n.render(w.lang) for n in notes[:_MAX_REASONS])
+    stop = "。" if w.lang == "zh" else "."
+    sentences = [n.render(w.lang) for n in notes[:_MAX_REASONS]]  # a gives-up fragment may lead a reason too
+    sentences = [t if t.endswith(("。", ".", "！", "？", "!", "?")) else t + stop for t in sentences]
+    return ("" if w.lang == "zh" else " ").join(sentences)
 
 
 def _pick_line(w: Writer, p: Pick) -> str:
