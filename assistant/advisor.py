@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from assistant.citations import citations_from
+from assistant.citations import Citation, citations_from
 from assistant.events import (
     ErrorEvent,
     Event,
@@ -374,8 +374,8 @@ class Advisor:
                 _ok, result, error = _tool_payload(calls[m.tool_call_id].name, str(m.content))
                 calls[m.tool_call_id].result, calls[m.tool_call_id].error = (result, error)
         records = list(calls.values())
-        citations = citations_from(r.result for r in records)
         users = [str(m.content) for m in messages if m.type == "human"]
+        citations = _citations(last, records, users)
         from assistant.strings import static_texts
 
         passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts()
@@ -408,6 +408,20 @@ class Advisor:
             scenario=self.scenario(session_id),
             latency_ms=0,
         )
+
+
+def _citations(last: Any, records: list[ToolCallRecord], users: list[str]) -> list[Citation]:
+    """The sources of the answer: those the offline planner numbered in it, or, for an LLM's answer, the
+    passages it was given that fit the conversation (`assistant.subjects`)."""
+    from assistant.subjects import turn_subjects
+    from assistant.toolset import ToolName
+
+    numbered = (getattr(last, "additional_kwargs", None) or {}).get("citations")
+    if numbered is not None:
+        return [Citation.model_validate(c) for c in numbered]
+    calls = [(r.name, r.args) for r in records if r.name != ToolName.SEARCH_GUIDES]
+    results = [r.result for r in records]
+    return citations_from(results, subjects=turn_subjects(users, calls, results))
 
 
 def _tool_payload(name: str, content: str) -> tuple[bool, Any, str | None]:

@@ -24,18 +24,25 @@ class Citation(BaseModel):
     text: str
 
 
-def citations_from(results: Iterable[Any], about: list[str] | None = None) -> list[Citation]:
+def citations_from(
+    results: Iterable[Any], about: list[str] | None = None, subjects: set[str] | None = None, limit: int | None = None
+) -> list[Citation]:
     """Number the distinct sections among the search results, in order of their best passage: [1], [2], ...
 
     Several passages of one section make one citation whose text follows the guide's order, so a quote starts
     where the section starts (the definition before the list of uses). With `about` (the concepts the user
-    asked about), sections that never name one of them are left out when some section does.
+    asked about), sections that never name one of them are left out when some section does. With
+    `subjects` (what the turn is about, `assistant.subjects.turn_subjects`), a section about something
+    else is left out: a MoE passage under a dense model's answer, the H20 section under an H200 question.
+    `limit` caps the passages used, best first, after that.
     """
+    from assistant.subjects import fits
+
+    passages = [p for r in results if isinstance(r, SearchResult) for p in r.passages]
+    fitting = [p for p in passages if subjects is None or fits(p, subjects)][:limit]
     groups: dict[tuple[str, str], list[Passage]] = {}
-    for result in results:
-        if isinstance(result, SearchResult):
-            for p in result.passages:
-                groups.setdefault((p.doc_id, p.section or ""), []).append(p)
+    for p in fitting:
+        groups.setdefault((p.doc_id, p.section or ""), []).append(p)
     cited = [sorted(ps, key=_order) for ps in groups.values()]
     if about:
         named = [ps for ps in cited if any(t.lower() in "\n".join(p.text for p in ps).lower() for t in about)]
@@ -59,3 +66,13 @@ def _order(p: Passage) -> int:
     """A passage's place in its guide (chunk ids end in '#n'); unknown ids keep their rank order."""
     tail = p.chunk_id.rsplit("#", 1)[-1]
     return int(tail) if tail.isdigit() else 0
+
+
+def without_sources(answer: str) -> str:
+    """The answer without the paragraph that lists its sources: the terminal prints them once, numbered,
+    and the web app as collapsible passages the [n] links open."""
+    from assistant.strings import catalog
+
+    heads = tuple(catalog()["sources_head"][lang] for lang in ("en", "zh"))
+    paragraphs = answer.split("\n\n")
+    return "\n\n".join(p for p in paragraphs if not p.lstrip().startswith(heads)).strip()

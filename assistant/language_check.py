@@ -3,8 +3,8 @@
 A Chinese answer may name things in English (GPUs, models, vendors, clouds, libraries, units, code, file
 names, a citation's source id); it may not carry an English sentence or phrase. The check removes what
 may stay (known names, from the data files and language_terms.yaml; code; URLs; file paths; a short phrase
-in Chinese quotation marks; words with digits, dots or underscores; acronyms; CamelCase names; units),
-then splits the text at Chinese characters and
+in Chinese quotation marks; a term's English name in brackets after it; words with digits, dots or
+underscores; acronyms; CamelCase names; units), then splits the text at Chinese characters and
 punctuation: a stretch of Latin text that still holds two English words, or one function word ("of",
 "for", "the"), is a violation. An English answer may hold no Chinese characters or full-width punctuation
 outside a known name ("魔改4090").
@@ -29,6 +29,8 @@ _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 _URL = re.compile(r"https?://\S+|www\.\S+")
 # A short phrase quoted as written ("标注为 “with sparsity”"): a quotation, not the answer's own sentence.
 _QUOTED = re.compile(r"“[^”\n]{1,40}”|「[^」\n]{1,40}」")
+# A term's English name in brackets right after it ("计算能力（compute capability）"): a gloss, not a sentence.
+_GLOSS = re.compile(f"([{_CJK_CHARS}](?:\\*\\*)?)[（(][A-Za-z][A-Za-z -]{{0,30}}[)）]")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’_.+/-]*")
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]+s?")  # GPU, GPUs, PSU, ECC
 _FILE = re.compile(r"\.[a-z][a-z0-9]{0,4}$")  # ends with a file extension: .yaml, .json, .md
@@ -101,6 +103,7 @@ def _allowed_words() -> tuple[frozenset[str], frozenset[str]]:
 def _strip(text: str) -> str:
     """The text without code, URLs, markdown emphasis and allowed names."""
     text = _QUOTED.sub(_PLACEHOLDER, _URL.sub(_PLACEHOLDER, _CODE.sub(_PLACEHOLDER, text)))
+    text = _GLOSS.sub(lambda m: m.group(1) + _PLACEHOLDER, text)
     text = text.replace("**", " ").replace("__", " ")
     return _name_pattern().sub(_PLACEHOLDER, text)
 

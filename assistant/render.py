@@ -314,33 +314,17 @@ def tool_call_line(name: str, args: dict) -> Text:
     return Text(f"tool {name}({json.dumps(args, ensure_ascii=False)})", style="dim")
 
 
-def _source_markers() -> tuple[str, ...]:
-    """How the planner starts its sources list and its 'Background: ...' line, in both languages."""
-    from assistant.strings import catalog
-
-    strings = catalog()
-    heads = [strings["sources_head"][lang] for lang in ("en", "zh")]
-    refs = [strings["read_more"][lang].split("{refs}")[0] for lang in ("en", "zh")]
-    return tuple(m.strip() for m in heads + refs if m.strip())
-
-
-def answer_body(answer: str) -> str:
-    """The answer without the paragraphs that list its sources (the terminal prints those once, numbered)."""
-    markers = _source_markers()
-    paragraphs = answer.split("\n\n")
-    return "\n\n".join(p for p in paragraphs if not p.lstrip().startswith(markers)).strip()
-
-
 def answer(console: Console, final: Any, tool_calls: bool = True) -> None:
     """An assistant answer: its tool calls (whole, wrapped), the text, then each source once in a numbered list."""
     from rich.markdown import Markdown
 
+    from assistant.citations import without_sources
     from assistant.strings import catalog
 
     if tool_calls:
         for call in final.tool_calls:
             console.print(tool_call_line(call.name, call.args))
-    console.print(Markdown(answer_body(final.answer)))
+    console.print(Markdown(without_sources(final.answer)))
     if final.citations:
         console.print()
         console.print(Text(catalog()["sources_head"][final.language], style="bold"))

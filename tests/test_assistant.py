@@ -4,6 +4,7 @@ Every expected number is read from the tool result the turn produced and must ap
 arguments are checked against what the question says.
 """
 
+import re
 import uuid
 
 import pytest
@@ -362,6 +363,20 @@ def test_citations_follow_the_workload_not_stray_words(advisor, question, off_to
     final = turn(advisor, new_session(), question)
     cited = [c.doc_id.split(".")[0] for c in final.citations]
     assert cited and off_topic not in cited, cited
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "4090 和 A100 80G 到底差在哪？做微调哪个更合适？",  # a myth entry was found, and left out of the answer
+        "Decode speed of Qwen2.5-14B on an RTX 4090 with AWQ?",  # a MoE passage was found, and left out
+    ],
+)
+def test_the_sources_every_view_lists_are_the_ones_the_answer_numbers(advisor, question):
+    final = turn(advisor, new_session(), question)
+    listed = [line for line in final.answer.splitlines() if re.match(r"^\[\d+\] ", line)]
+    assert final.citations and listed == [f"[{c.n}] {c.title} — {c.section} ({c.doc_id})" for c in final.citations]
+    assert not any(c.doc_id.startswith(("myths-and-corrections", "moe-models")) for c in final.citations)
 
 
 def test_a_cheaper_way_that_leads_says_what_it_costs_and_the_stated_limit_stays_visible(advisor):

@@ -99,16 +99,10 @@ def _citations(lang: str) -> list[Citation]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_answer_lists_each_source_once_numbered(lang: str) -> None:
     cites = _citations(lang)
-    # The planner's own shape (assistant/capabilities/guides.py): a background line and a sources paragraph.
-    refs = ", ".join(f"{c.title} — {c.section} [{c.n}]" for c in cites)
+    # The planner's own shape (assistant/capabilities/guides.py): the answer, then a sources paragraph.
     sources = "\n".join(f"[{c.n}] {c.title} — {c.section} ({c.doc_id})" for c in cites)
-    answer = "\n\n".join(
-        [
-            "**NVLink: no** — the RTX 4090 has none.",
-            catalog_text("read_more", lang, refs=refs),
-            catalog_text("sources_head", lang) + "\n" + sources,
-        ]
-    )
+    listed = catalog_text("sources_head", lang) + "\n" + sources
+    answer = "\n\n".join(["**NVLink: no** — the RTX 4090 has none.", listed])
     final = SimpleNamespace(answer=answer, language=lang, citations=cites, tool_calls=[])
     out = console(80)
     render.answer(out, final)
@@ -119,7 +113,6 @@ def test_answer_lists_each_source_once_numbered(lang: str) -> None:
     numbered = [line for line in shown.splitlines() if line.startswith("[")]
     assert [line[:3] for line in numbered] == ["[1]", "[2]"], shown
     assert shown.count(catalog_text("sources_head", lang)) == 1
-    assert catalog_text("read_more", lang, refs="").strip() not in shown
 
 
 def test_tool_call_echo_wraps_and_keeps_the_whole_json() -> None:

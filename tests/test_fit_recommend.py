@@ -120,3 +120,32 @@ def test_a_count_asked_for_sizes_every_option_on_exactly_that_many_cards():
     assert fewer.params["count"] == 1
     hints = {n.code: n.params for n in over.suggestions}
     assert hints["suggest_any_count"]["count"] == 1 and hints["suggest_any_count"]["spend"] <= 15000
+
+
+def test_a_full_card_ranks_after_a_roomier_one_but_before_a_rig_of_more_cards():
+    from tools.advice import Ranked, rank
+
+    def option(key: str, count: int, cost: float, tps: float, tight: bool) -> Ranked:
+        return Ranked(
+            key=key, count=count, cost=cost, tokens_per_s=tps, per_user_tokens_per_s=tps, ecosystem=0, tight=tight
+        )
+
+    used_3090 = option("3090", 1, 752, 31.9, tight=True)  # Gemma-3-27B at 4-bit, 8k: 19.1 of 21.6 GiB
+    two_4060ti = option("2x4060ti", 2, 900, 19.2, tight=False)  # 9.9 of 14.4 GiB each
+    assert rank([two_4060ti, used_3090], "balanced", "individual", 1500) == ["3090", "2x4060ti"]
+    roomy_4090 = option("4090", 1, 760, 31.9, tight=False)  # one card, as many cards, more room
+    assert rank([used_3090, roomy_4090], "balanced", "individual", 1500)[0] == "4090"
+
+
+def test_local_llms_on_a_budget_get_the_card_with_the_most_memory_for_the_money():
+    from tools.advice import local_chat_model
+
+    assert [local_chat_model(b, "USD") for b in (300, 600, 1500, 20000)] == [
+        "qwen2.5-7b",
+        "qwen2.5-14b",
+        "gemma-3-27b",
+        "llama-3.1-70b",
+    ]
+    w = VramRequest(model=local_chat_model(1500, "USD"), mode="inference", context_tokens=8192)
+    r = recommend_gpus(RecommendRequest(workload=w, currency="USD", budget=1500, persona="individual"))
+    assert r.primary is not None and (r.primary.gpu_id, r.primary.count, r.primary.condition) == ("rtx-3090", 1, "used")

@@ -42,6 +42,7 @@ LANGS = ("zh", "en")
         "计算假设：\n- fits = estimated memory per GPU <= 90% of its memory",
         "注意：\n- NVIDIA H100 SXM5 80GB falls under US export controls: it cannot be bought new in China",
         "需要 20.8 of 24 GiB per GPU",
+        "结论（fits on one card with room to spare）",  # a sentence in brackets is no term's gloss
         "- Mainstream desktop (AM5 / LGA1851)",
         "参考资料：\n[1] Cloud GPUs: choosing providers, pricing models and controlling cost (cloud-strategy-cost.en)",
     ],
@@ -62,6 +63,7 @@ def test_english_sentences_in_a_chinese_answer_are_found(text: str) -> None:
         "[1] 互联：PCIe、NVLink、NVSwitch、InfiniBand 与 P2P — 4090 能不能用 NVLink？ (interconnect.zh)",
         "配置写在 config.json 里，见 https://example.com/some/page 或 knowledge/data/notes.yaml",
         "ZeRO-3，DeepSpeed 和 FSDP 都行；micro-batch 1、batch 8 的 prefill 很快",
+        "每张卡有**计算能力**（compute capability）：A100 8.0",  # a term's English name after it
     ],
 )
 def test_names_units_code_and_sources_in_a_chinese_answer_pass(text: str) -> None:

@@ -123,7 +123,7 @@ def test_chat_endpoint_streams_a_pending_tool_bubble_then_done(scripted: tuple[S
     gib = estimate_vram(
         VramRequest(model="qwen2.5-7b", mode="qlora", context_tokens=2048, grad_checkpointing=True)
     ).per_gpu_gib
-    assert bubble["metadata"]["title"] == f"🛠️ Memory estimate — {gib:.1f} GiB per GPU (Qwen2.5-7B, QLoRA)"
+    assert bubble["metadata"]["title"] == f"🛠️ Memory estimate — {gib:.1f} GiB per GPU (Qwen2.5-7B, QLoRA fine-tuning)"
     joined = "\n".join(texts(m) for m in chat)
     assert "⚠️ (a warning the chat must show)" in joined
     assert 'About **10.3 GiB** per GPU <a href="#cite-1-1" class="cite-link">[1]</a>.' in joined

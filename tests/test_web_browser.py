@@ -198,7 +198,7 @@ def test_english_question_and_language_toggle(open_page: Any) -> None:
     chat.expect_answer(expected_gib(args))
     chat.expect_answer("per GPU")  # answered in the question's language
 
-    chat.pick("whatif-method", "QLoRA")
+    chat.pick("whatif-method", "QLoRA fine-tuning")
     chat.wait_turn(2)
     args = chat.tool_args(chat.wait_tool("estimate_vram", 2))
     assert args["mode"] == "qlora"
@@ -431,7 +431,7 @@ def test_what_ifs_keep_the_method_and_new_chat_clears_them(open_page: Any) -> No
     chat.wait_turn(2)
     second = chat.tool_args(chat.wait_tool("estimate_vram", 2))
     assert second["mode"] == "lora" and second["precision"] == "fp16"
-    expect(chat.page.locator("#whatif-method input")).to_have_value("LoRA")
+    expect(chat.page.locator("#whatif-method input")).to_have_value("LoRA fine-tuning")
     expect(chat.page.locator("#whatif-precision input")).to_have_value("fp16")
     assert "**Precision**" not in chat.scenario() and "fp16" in chat.scenario()  # the panel says what the control says
 

@@ -112,7 +112,7 @@ def test_gpu_follow_ups_name_every_catalog_gpu_so_the_planner_finds_it(lang: str
 
 def test_follow_ups_read_naturally() -> None:
     assert followup_text("context_tokens", 32768, "en") == "What about 32k context?"
-    assert followup_text("mode", "qlora", "zh") == "如果换成 QLoRA 呢？"
+    assert followup_text("mode", "qlora", "zh") == "如果换成 QLoRA 微调呢？"  # the tools' method label
 
 
 # --- chat rendering ----------------------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_tool_calls_become_collapsible_messages_that_go_from_pending_to_done() -
     )
     bubble = history[1]
     assert bubble["metadata"] == {
-        "title": f"🛠️ Memory estimate — {result.per_gpu_gib:.1f} GiB per GPU (Qwen2.5-7B, QLoRA)",
+        "title": f"🛠️ Memory estimate — {result.per_gpu_gib:.1f} GiB per GPU (Qwen2.5-7B, QLoRA fine-tuning)",
         "id": "c1",
         "status": "done",
         "duration": 0.084,
@@ -176,6 +176,16 @@ def test_tool_calls_become_collapsible_messages_that_go_from_pending_to_done() -
     view.apply(_final("About **10.3 GiB** per GPU [1].", [CITATION]))
     assert history[2]["content"] == 'About **10.3 GiB** per GPU <a href="#cite-3-1" class="cite-link">[1]</a>.'
     assert 'id="cite-3-1"' in history[3]["content"] and "QLoRA keeps a 4-bit base." in history[3]["content"]
+
+
+def test_each_source_shows_once_in_the_chat_as_a_passage_the_answer_links_to() -> None:
+    history: list[dict] = []
+    view = TurnView(history, "en", turn=2)
+    listed = f"Sources:\n[1] {CITATION.title} — {CITATION.section} ({CITATION.doc_id})"
+    view.apply(_final(f"About **10.3 GiB** per GPU [1].\n\n{listed}", [CITATION]))
+    shown = "\n".join(m["content"] for m in history)
+    assert shown.count(f"{CITATION.title} — {CITATION.section}") == 1  # the collapsible block, not the list too
+    assert "Sources:" not in history[0]["content"] and 'href="#cite-2-1"' in history[0]["content"]
 
 
 def test_failed_tools_and_errors_are_messages_not_tracebacks() -> None:
@@ -217,7 +227,7 @@ def test_scenario_panel_lists_slots_with_display_names_and_tolerates_new_slots()
     summary = session.scenario.summary()
     summary["some_future_slot"] = 3
     text = scenario_markdown(summary, ["weights in nf4"], "zh", session.names())
-    assert "**模型**: Qwen2.5-7B" in text and "**方式**: QLoRA" in text and "32,768" in text and "25%" in text
+    assert "**模型**: Qwen2.5-7B" in text and "**方式**: QLoRA 微调" in text and "32,768" in text and "25%" in text
     assert "some_future_slot" in text and "weights in nf4" in text
     assert scenario_markdown({"gpus": []}, [], "en") == t("en", "scenario_empty")
 
@@ -241,7 +251,7 @@ def test_tool_bubbles_speak_the_interface_language() -> None:
         ToolResultEvent(id="c1", name="estimate_vram", ok=True, result=result, summary="x GiB per GPU", duration_ms=1)
     )
     title = history[0]["metadata"]["title"]
-    assert title == f"🛠️ 显存估算 — 每卡 {result.per_gpu_gib:.1f} GiB（Qwen2.5-7B，QLoRA）"
+    assert title == f"🛠️ 显存估算 — 每卡 {result.per_gpu_gib:.1f} GiB（Qwen2.5-7B，QLoRA 微调）"
     assert "estimate_vram" not in title and "per GPU" not in title
     assert view.args_of("estimate_vram") == args and view.args_of("calculate_tco") is None
 
@@ -332,7 +342,7 @@ def test_gpu_charts_leave_out_gpus_without_the_numbers() -> None:
     rows = cards.catalog_rows("USD")
     price = charts.gpu_price_chart(rows, "USD", "zh")
     assert 0 < len(price.frame) <= len(rows) and price.frame["price"].notna().all()
-    assert set(price.frame["segment"]) <= {"消费级", "工作站", "数据中心", "Apple"}
+    assert set(price.frame["segment"]) <= {"消费级", "工作站级", "数据中心级", "苹果"}  # the tools' segment labels
     assert len(charts.gpu_memory_chart(rows, "en").frame) == len(rows)
 
 
@@ -527,6 +537,8 @@ def test_one_catalog_for_answers_and_interface_with_no_entry_twice() -> None:
     # a label group the tools already name (knowledge/data/notes.yaml labels) is used from there, not copied
     groups = {k: v for k, v in yaml.safe_load(text).items() if isinstance(v, dict) and "en" not in v}
     for name, group in groups.items():
+        shared = set(group) & set(_labels().get(name, {}))
+        assert not shared, f"{name}: {sorted(shared)} reworded here; the tools' {name} labels are the one wording"
         for tool_group, names in _labels().items():
             same = [k for k, v in group.items() if isinstance(v, dict) and names.get(k) == v]
             assert len(same) < max(2, len(group)), f"{name} copies the tools' {tool_group} labels: {same}"

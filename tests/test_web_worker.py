@@ -39,7 +39,7 @@ def test_a_conversation_through_the_assistant_process(worker_app: str) -> None:
         assert any("GiB" in str(m["content"]) for m in chat if m["role"] == "assistant")
         assert "Qwen2.5-7B" in scenario and "QLoRA" in scenario and turn.startswith("#1 · offline")
         chat, _, scenario, *_ = session.call("/chat", "what if I use LoRA instead?", chat)
-        assert "Qwen2.5-7B" in scenario and "**: LoRA\n" in scenario
+        assert "Qwen2.5-7B" in scenario and "**: LoRA fine-tuning\n" in scenario
 
 
 def test_two_sessions_do_not_share_a_scenario(worker_app: str) -> None:

@@ -70,6 +70,13 @@ def default_purpose(persona: Persona) -> dict[str, str] | None:
     return dict(found) if found else None
 
 
+def local_chat_model(budget: float, currency: str) -> str:
+    """The model to size one person's local chat for when the budget is said and the model is not: the
+    biggest common open model that budget's card runs at 4-bit (advice.yaml local_chat_model_by_budget)."""
+    brackets = policy()["local_chat_model_by_budget"][currency]
+    return next(str(b["model"]) for b in brackets if b["up_to"] is None or budget <= b["up_to"])
+
+
 def reference_models(memory_gib: float) -> list[str]:
     """Models that show what a card of `memory_gib` runs: its tier and the one below, biggest first
     (advice.yaml reference_model_by_memory)."""
@@ -173,12 +180,13 @@ def rank(options: Iterable[Ranked], preference: str, persona: Persona, budget: f
     def key(o: Ranked) -> tuple:
         tps = o.tokens_per_s or 1e-9
         too_slow = o.per_user_tokens_per_s is not None and o.per_user_tokens_per_s < min_chat_speed()
-        too_slow = too_slow or o.tight  # a card filled to the brim leaves no room for a longer prompt
         if preference == "cheapest":  # the user asked for the lowest price, or the most speed: that first
-            return (too_slow, o.cost, -tps)
+            return (too_slow or o.tight, o.cost, -tps)
         if preference == "fastest":
-            return (too_slow, -tps, o.cost)
+            return (too_slow or o.tight, -tps, o.cost)
         cards = o.count if o.cost <= band else o.count + 1000  # one card wins only at a similar price
-        return (too_slow, cards, o.ecosystem, o.cost / tps, -tps)
+        # a card filled to the brim ranks after roomier ones with as many cards, not after a rig of more:
+        # it fits under the one headroom rule, and one 24 GB card beats two 16 GB ones for a 27B model
+        return (too_slow, cards, o.tight, o.ecosystem, o.cost / tps, -tps)
 
     return [o.key for o in sorted(items, key=key)]

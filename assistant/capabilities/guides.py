@@ -70,6 +70,22 @@ def _about_term(passages: list[Citation], terms: list[str], focus: list[str]) ->
     return best[2] if best is not None and best[0] >= _TERM_MENTIONS else None
 
 
+def _passages_cited(intents: list[str], own: str) -> int:
+    """A question about concepts alone gets more passages: a section's other parts join its citation."""
+    return 5 if set(intents) <= {own} else 3
+
+
+def _subjects(turn: Turn) -> set[str]:
+    """What this turn is about: the question, the conversation's slots (persona, model, GPUs, method) and
+    the tools called; the retrieval query is not used, it adds topic words on purpose."""
+    from assistant.subjects import turn_subjects
+
+    values = turn.plan.scenario.summary().values()
+    slots = " ".join(w for v in values for w in ([v] if isinstance(v, str) else v if isinstance(v, list) else []))
+    calls = [(str(o.call.name), o.call.args) for o in turn.outcomes if o.call.name != ToolName.SEARCH_GUIDES]
+    return turn_subjects([turn.parsed.text, slots], calls, [o.result for o in turn.outcomes])
+
+
 class Guides(Capability):
     intent = "concept"
     owns = (ToolName.SEARCH_GUIDES,)
@@ -81,8 +97,8 @@ class Guides(Capability):
 
         topics = [capability(i).topic(ctx) for i in ctx.intents if i != self.intent]
         query = " ".join([ctx.parsed.text, *[t for t in topics if t]])[:MAX_QUERY_CHARS]
-        # a question about concepts alone gets more passages: a section's other parts join its citation
-        k = 5 if set(ctx.intents) <= {self.intent} else 3
+        # twice the passages cited: those about something else are left out, the next ones take their place
+        k = 2 * _passages_cited(ctx.intents, self.intent)
         ctx.add(self.intent, ToolName.SEARCH_GUIDES, query=query, k=k, lang=ctx.parsed.language)
 
     def render(self, w: Writer, turn: Turn) -> None:
@@ -94,7 +110,8 @@ class Guides(Capability):
                 r.model_copy(update={"passages": [p for p in r.passages if p.doc_id.split(".")[0] != MYTHS]})
                 for r in results
             ]
-        turn.citations = citations_from(results, about)
+        limit = _passages_cited(turn.plan.intents, self.intent)
+        turn.citations = citations_from(results, about, _subjects(turn), limit=limit)
         failed = next((o.error for o in turn.outcomes if o.call.name == ToolName.SEARCH_GUIDES and not o.ok), None)
         if turn.citations:
             self._cite(w, turn, only_guides)
@@ -121,8 +138,7 @@ class Guides(Capability):
             w.say("concept_head")
             for c in quotable[:2]:
                 w.add(f"> {excerpt(c.text)} [{c.n}]")
-        else:
-            w.say("read_more", refs=", ".join(f"{c.title} — {c.section} [{c.n}]" for c in turn.citations))
+        # each source once, numbered: a "background" line naming them again would print every title twice
         sources = "\n".join(f"[{c.n}] {c.title} — {c.section} ({c.doc_id})" for c in turn.citations)
         w.add(w.t("sources_head") + "\n" + sources)
 

@@ -16,8 +16,9 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.advice import default_purpose, persona_from_budget
-from tools.notes import Note, money
+from tools.advice import default_purpose, local_chat_model, persona_from_budget
+from tools.models import registry
+from tools.notes import Note, money, note
 from tools.prices import tco_defaults
 from tools.recommend import Pick, RecommendResult
 
@@ -216,11 +217,18 @@ class Recommend(Capability):
         if s.budget is None and s.monthly_budget is None:
             return False
         persona = s.persona or persona_from_budget(s.budget, s.currency or "USD")
+        if s.mode == "inference" and s.budget is not None and not s.serving and persona != "company":
+            # "本地跑大模型": the purpose is said, the model is not: the biggest one the budget runs at 4-bit
+            s.model, s.params_b = local_chat_model(s.budget, s.currency or "USD"), None
+            code = "assumed_local_chat_model" if persona == "individual" else "assumed_team_model"
+            ctx.notes.append(note(code, model=registry()[s.model].name))
+            ctx.quick_replies.append("purpose")
+            return True
         purpose = default_purpose(persona)  # type: ignore[arg-type]
         if purpose is None:
             return False
         s.model, s.params_b, s.mode = purpose["model"], None, purpose["mode"]
-        ctx.notes.append("assumed_purpose")
+        ctx.notes.append(note("assumed_purpose", model=registry()[s.model].name, mode=s.mode))
         ctx.quick_replies.append("purpose")
         return True
 

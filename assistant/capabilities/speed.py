@@ -68,6 +68,12 @@ class Speed(Capability):
     needs_model = True
     guides_topic = "memory bandwidth decode speed tokens per second"
 
+    def topic(self, ctx: PlanContext) -> str | None:
+        """Several users at once read like batching and KV cache, not one stream's bandwidth ceiling."""
+        if (ctx.scenario.batch or 1) > 1:
+            return "concurrent users batch throughput KV cache 并发"
+        return self.guides_topic
+
     def plan(self, ctx: PlanContext) -> None:
         if not ctx.parsed.gpu_mentions and len(ctx.previous.gpus) > 1:
             ctx.hand_over(self.intent, "compare")  # "which one runs it faster?" after comparing cards

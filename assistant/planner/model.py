@@ -72,7 +72,9 @@ class OfflinePlanner(BaseChatModel):
             if more:
                 return _calls_message(more)
         composed = compose(plan, parsed, outcomes, before=_previous_answer(messages[:last_human]))
-        extra = {"quick_replies": composed.quick_replies} if composed.quick_replies else {}
+        extra: dict[str, Any] = {"quick_replies": composed.quick_replies} if composed.quick_replies else {}
+        if composed.citations:  # the sources the answer numbers, so every view lists exactly these
+            extra["citations"] = [c.model_dump() for c in composed.citations]
         return AIMessage(content=composed.answer, additional_kwargs=extra)
 
     def _generate(

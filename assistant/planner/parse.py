@@ -272,6 +272,21 @@ def _c(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _FLAGS)
 
 
+def lexicon_pattern(words: list[str]) -> re.Pattern[str]:
+    """A word list compiled the way the lexicon's own lists are (word guards, case-insensitive)."""
+    return _rx(words)
+
+
+def lexicon_raw() -> dict[str, Any]:
+    """The lexicon as written (knowledge/data/lexicon.yaml), for word lists read outside the parser."""
+    return _lex().raw
+
+
+def persona_in(text: str) -> set[str]:
+    """Every kind of user the text names ("Small team or lab" -> team), not only the first by priority."""
+    return {who for who, words in _lex().persona if words.search(text)}
+
+
 def _langs(entry: dict[str, list[str]] | list[str]) -> list[str]:
     """Flatten a {zh: [...], en: [...]} keyword entry (both languages match every message)."""
     if isinstance(entry, list):

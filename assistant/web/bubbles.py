@@ -35,7 +35,7 @@ def _gpu_list(rows: list[Any], lang: str) -> str:
 
 
 def _vram(r: VramResult, lang: str) -> str:
-    return t(lang, "bubble.vram", gib=r.per_gpu_gib, model=r.model, mode=t(lang, f"mode.{r.mode}"))
+    return t(lang, "bubble.vram", gib=r.per_gpu_gib, model=r.model, mode=t(lang, f"method.{r.mode}"))
 
 
 def _speed(r: SpeedResult, lang: str) -> str:

@@ -79,7 +79,7 @@ def legend_html(chart: Chart | None) -> str:
 def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
     """Per-GPU memory stacked by component, next to each card's usable memory and the share kept free."""
     per_gpu = vram.per_gpu_breakdown_gib
-    workload = f"{vram.model} {t(lang, f'mode.{vram.mode}')}".strip()
+    workload = f"{vram.model} {t(lang, f'method.{vram.mode}')}".strip()
     need = t(lang, "bar_need_short")  # short: the bars' labels must not run into each other on a phone
     rows = [
         {"bar": need, "component": t(lang, f"component.{name}"), "gib": round(per_gpu[name], 2)}

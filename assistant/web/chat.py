@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from assistant.citations import without_sources
 from assistant.web.bubbles import result_line, tool_label
 from assistant.web.i18n import t
 
@@ -57,16 +58,20 @@ def restored_messages(history: list[tuple[str, str]]) -> list[dict[str, str]]:
     return [user_message(text) if role == "user" else {"role": "assistant", "content": text} for role, text in history]
 
 
+_CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+
+
 def followup_text(slot: str, value: Any, lang: str, mode: str | None = None) -> str:
     """The follow-up question a what-if control sends, e.g. 'What about 32k context?' / '如果换成 QLoRA 呢？'."""
     if slot == "context_tokens":
         shown = tokens_label(int(value))
     elif slot == "mode":
-        shown = t(lang, f"mode.{value}")
+        shown = t(lang, f"method.{value}")
     else:
         shown = str(value)
     key = "batch_training" if slot == "batch" and mode in ("full", "lora", "qlora") else slot
-    return t(lang, f"followup.{key}", value=shown)
+    # the template spaces a Latin value off Chinese text; a value ending in Chinese ("QLoRA 微调") needs none
+    return _CJK_GAP.sub("", t(lang, f"followup.{key}", value=shown))
 
 
 def _code(data: Any, limit: int = MAX_ARGS_CHARS) -> str:
@@ -148,7 +153,9 @@ class TurnView:
     def _final(self, event: Any) -> None:
         self.final = event
         numbers = {c.n for c in event.citations}
-        answer = link_citations(event.answer, numbers, self.turn)
+        # the sources block below lists the passages; the answer's own list would print each one twice
+        shown = without_sources(event.answer) if event.citations else event.answer
+        answer = link_citations(shown, numbers, self.turn)
         if event.grounding is not None and event.grounding.untraceable:
             answer += "\n\n" + t(self.lang, "untraceable", numbers=", ".join(event.grounding.untraceable))
         if event.fell_back:

@@ -247,7 +247,7 @@ def model_fields(nested: str = "") -> tuple[Field, ...]:
 
 def mode_field(default: str, nested: str = "", row: int = 1) -> Field:
     return Field(
-        "mode", "radio", "f_mode", default, MODE_CHOICES, "mode.", to=nested + "mode", fallback="inference", row=row
+        "mode", "radio", "f_mode", default, MODE_CHOICES, "method.", to=nested + "mode", fallback="inference", row=row
     )
 
 
@@ -273,7 +273,7 @@ def currency_field(fallback: str, choices: tuple[str, ...] = ("USD", "CNY"), row
 
 def workload_field(name: str, label: str, to: str | None = None, row: int = 0) -> Field:
     return Field(
-        name, "radio", label, "inference", ("inference", "training"), "mode.", to=to, fallback="inference", row=row
+        name, "radio", label, "inference", ("inference", "training"), "method.", to=to, fallback="inference", row=row
     )
 
 
@@ -326,7 +326,7 @@ SPEED_FIELDS = (
     gpu_field(row=1),
     whole("num_gpus", "f_num_gpus", 1, row=1),
     workload_field("workload", "f_speed_mode", to="mode", row=1),
-    Field("method", "radio", "f_method", "lora", MODE_CHOICES[1:], "mode.", row=1),
+    Field("method", "radio", "f_method", "lora", MODE_CHOICES[1:], "method.", row=1),
     *run_fields(4096),
 )
 SPEED = Form("speed", ToolName.ESTIMATE_SPEED, SPEED_FIELDS, reports.speed_report, finish=_checkpoint_adapter_training)

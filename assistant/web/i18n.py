@@ -20,12 +20,33 @@ def strings() -> dict[str, Any]:
 
 
 def t(lang: str, key: str, **fields: Any) -> str:
-    """The string `key` (a dotted path such as 'slot.model') in `lang`, formatted with `fields`."""
-    entry: Any = strings()
-    for part in key.split("."):
-        entry = entry[part]
+    """The string `key` (a dotted path such as 'slot.model') in `lang`, formatted with `fields`; a label
+    the tools name ('method.lora', 'segment.consumer') comes from their labels, never from a second copy."""
+    entry = _entry(key)
+    if entry is None and _tool_label(key) is not None:
+        group, name = key.split(".")
+        return label(group, name, lang)
+    if entry is None:
+        raise KeyError(key)
     text = entry["zh" if lang == "zh" else "en"]
     return text.format(**fields) if fields else text
+
+
+def _entry(key: str) -> dict[str, Any] | None:
+    entry: Any = strings()
+    for part in key.split("."):
+        if not isinstance(entry, dict) or part not in entry:
+            return None
+        entry = entry[part]
+    return entry if isinstance(entry, dict) and "en" in entry else None
+
+
+def _tool_label(key: str) -> dict[str, str] | None:
+    from tools.notes import _labels
+
+    group, _, name = key.partition(".")
+    found = _labels().get(group, {}).get(name) if name and "." not in name else None
+    return found if isinstance(found, dict) else None
 
 
 def label(group: str, key: str, lang: str) -> str:
@@ -36,12 +57,7 @@ def label(group: str, key: str, lang: str) -> str:
 
 
 def has(key: str) -> bool:
-    entry: Any = strings()
-    for part in key.split("."):
-        if not isinstance(entry, dict) or part not in entry:
-            return False
-        entry = entry[part]
-    return isinstance(entry, dict) and "en" in entry
+    return _entry(key) is not None or _tool_label(key) is not None
 
 
 def lang_from_header(accept_language: str | None) -> Lang:

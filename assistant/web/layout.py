@@ -31,7 +31,7 @@ from assistant.web.state import Session
 
 
 def mode_choices(lang: str) -> list[tuple[str, str]]:
-    return [(t(lang, f"mode.{m}"), m) for m in MODE_CHOICES]
+    return [(t(lang, f"method.{m}"), m) for m in MODE_CHOICES]
 
 
 def lang_choice(lang: str) -> str:

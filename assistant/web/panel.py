@@ -13,7 +13,8 @@ from tools.notes import money
 
 HIDDEN = {"last_intents", "currency", "budget_scope"}  # shown inside the budget line, or internal
 FLAGS = {"cloud_excluded", "serving"}  # shown only when set, as a phrase
-LABELLED = {"mode", "deployment", "preference", "persona"}  # value v shows as t(f"{slot}.{v}")
+# value v of these slots shows as t(f"{group}.{v}"); the method is named by the tools' `method` labels
+LABELLED = {"mode": "method", "deployment": "deployment", "preference": "preference", "persona": "persona"}
 MONEY = {"budget", "monthly_budget", "gpu_price"}
 MAX_ASSUMPTIONS = 8
 
@@ -49,8 +50,8 @@ def slot_value(slot: str, value: Any, summary: dict[str, Any], lang: str, names:
         return names[slot]
     if slot in MONEY:
         return _money(value, summary, lang)
-    if slot in LABELLED and has(f"{slot}.{value}"):
-        return t(lang, f"{slot}.{value}")
+    if slot in LABELLED and has(f"{LABELLED[slot]}.{value}"):
+        return t(lang, f"{LABELLED[slot]}.{value}")
     if slot in FORMATS:
         return FORMATS[slot](value, summary, lang)
     if isinstance(value, list | tuple):

@@ -90,7 +90,7 @@ def empty_table(lang: str, columns: Sequence[str]) -> pd.DataFrame:
 
 
 def vram_report(lang: str, request: Any, r: VramResult) -> CalcOutput[VramResult]:
-    md = t(lang, "r_vram_head", mode_label=t(lang, f"mode.{r.mode}"), **r.model_dump())
+    md = t(lang, "r_vram_head", mode_label=t(lang, f"method.{r.mode}"), **r.model_dump())
     rows = [f"| {t(lang, 'r_component')} | {t(lang, 'r_gib_per_gpu')} |", "|---|---:|"]
     rows += [f"| {t(lang, 'component.' + k)} | {v:.2f} |" for k, v in r.per_gpu_breakdown_gib.items() if v]
     md += "\n\n" + "\n".join(rows)
@@ -126,7 +126,7 @@ def fit_text(lang: str, fit: GpuFit) -> str:
 def speed_report(lang: str, request: SpeedRequest, r: SpeedResult) -> CalcOutput[SpeedResult]:
     bound = t(lang, f"bound.{r.bound}") if has(f"bound.{r.bound}") else str(r.bound)
     if r.training_tokens_per_s is not None:
-        method = t(lang, f"mode.{request.method}")
+        method = t(lang, f"method.{request.method}")
         md = t(lang, "r_speed_training", method_label=method, bound_label=bound, **r.model_dump())
     else:
         shown = {  # a number the estimate could not give shows as 0
