@@ -49,6 +49,9 @@ class GpuRow(BaseModel):
     bandwidth_gbs: float
     fp16_tflops: float | None = Field(description="Dense FP16 tensor TFLOPS with FP32 accumulate (as frameworks run)")
     fp16_fp16acc_tflops: float | None = Field(description="GeForce only: dense FP16 with FP16 accumulate")
+    fp8_fp16acc_tflops: float | None = Field(
+        default=None, description="GeForce only: dense FP8 with FP16 accumulate (the headline figure; 2x the FP32 one)"
+    )
     bf16_tflops: float | None
     fp8_tflops: float | None
     nvlink: bool
@@ -125,6 +128,7 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
         bandwidth_gbs=gpu.bandwidth_gbs,
         fp16_tflops=gpu.fp16_fp32acc_tflops or gpu.fp16_tflops,
         fp16_fp16acc_tflops=gpu.fp16_tflops if gpu.fp16_fp32acc_tflops else None,
+        fp8_fp16acc_tflops=gpu.fp8_tflops if gpu.fp8_fp32acc_tflops else None,
         bf16_tflops=gpu.bf16_tflops,
         fp8_tflops=gpu.fp8_fp32acc_tflops or gpu.fp8_tflops,
         nvlink=gpu.nvlink,

@@ -43,20 +43,37 @@ def _fp8(w: Writer, g: GpuRow) -> str:
     return num(g.fp8_tflops) if g.fp8_tflops else w.t("none_word")
 
 
-def _tflops_claims(w: Writer, g: GpuRow, quoted: list[float]) -> None:
-    """A TFLOPS figure the user quotes: dense, the with-sparsity headline, or neither."""
-    dense = {"BF16": g.bf16_tflops, "FP16": g.fp16_fp16acc_tflops or g.fp16_tflops, "FP8": g.fp8_tflops}
-    for value in quoted:
+def _dense_figures(g: GpuRow) -> dict[str, float]:
+    """Every dense tensor figure the card's spec sheet prints, by kind (tflops_kind labels): GeForce cards
+    print FP16 and FP8 twice, at FP16 accumulate (the headline) and at FP32 accumulate (what training uses)."""
+    figures = {
+        "bf16": g.bf16_tflops,
+        "fp16": g.fp16_tflops,
+        "fp16_fp16acc": g.fp16_fp16acc_tflops,
+        "fp8": g.fp8_tflops,
+        "fp8_fp16acc": g.fp8_fp16acc_tflops,
+    }
+    return {k: v for k, v in figures.items() if v}
+
+
+def _tflops_claims(w: Writer, g: GpuRow, parsed: ParsedQuery) -> None:
+    """A TFLOPS figure the user quotes: dense, a with-sparsity headline (2x a dense figure), or neither; and,
+    when the question is about training, the figure training speed is estimated from."""
+    dense = _dense_figures(g)
+    for value in parsed.quoted_tflops:
         if value < _MIN_TFLOPS:
             continue
-        exact = next((k for k, d in dense.items() if d and abs(value - d) / d < 0.02), None)
-        sparse = next((k for k, d in dense.items() if d and abs(value - 2 * d) / (2 * d) < 0.02), None)
+        exact = next((k for k, d in dense.items() if abs(value - d) / d < 0.02), None)
+        sparse = next((k for k, d in dense.items() if abs(value - 2 * d) / (2 * d) < 0.02), None)
         if exact:
-            w.say("tflops_dense", value=value, prec=exact, name=g.name)
+            w.say("tflops_dense", value=value, prec=w.label("tflops_kind", exact), name=g.name)
         elif sparse:
-            w.say("tflops_sparse", value=value, prec=sparse, dense=dense[sparse], name=g.name)
+            w.say("tflops_sparse", value=value, prec=w.label("tflops_kind", sparse), dense=dense[sparse], name=g.name)
         else:
             w.say("tflops_unknown", value=value, name=g.name, bf16=num(g.bf16_tflops), fp8=num(g.fp8_tflops))
+        training = parsed.mode not in (None, "inference") or parsed.fine_tune_unspecified or parsed.pretrain
+        if training and exact != "bf16" and g.bf16_tflops:
+            w.say("tflops_for_training", bf16=g.bf16_tflops, value=value)
 
 
 def _bandwidth_claims(w: Writer, g: GpuRow, parsed: ParsedQuery) -> None:
@@ -133,6 +150,11 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
     _link_needed(w, spec, parsed)
     use_lines(w, spec, parsed)
     for g in spec.gpus:
+        # a claim the user raised is answered first (verdict first), the card's sheet follows
+        _feature_claims(w, g, parsed)
+        _tflops_claims(w, g, parsed)
+        _bandwidth_claims(w, g, parsed)
+        _vram_claims(w, g, parsed)
         w.say(
             "gpu_info_head",
             name=g.name,
@@ -146,10 +168,6 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
             mig=yes_no(w, g.mig),
             tdp=num(g.tdp_w),
         )
-        _feature_claims(w, g, parsed)
-        _tflops_claims(w, g, parsed.quoted_tflops)
-        _bandwidth_claims(w, g, parsed)
-        _vram_claims(w, g, parsed)
         asks = [a for a in parsed.asks if not (a == "nvlink" and parsed.asks_if_needed)]  # said in the verdict
         _answers(w, g, asks or [c.topic for c in parsed.claims])
 
