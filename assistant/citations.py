@@ -38,12 +38,18 @@ def citations_from(
     """
     from assistant.subjects import fits
 
-    passages = [p for r in results if isinstance(r, SearchResult) for p in r.passages]
+    searches = [r for r in results if isinstance(r, SearchResult)]
+    passages = [p for r in searches for p in r.passages]
     fitting = [p for p in passages if subjects is None or fits(p, subjects)][:limit]
     groups: dict[tuple[str, str], list[Passage]] = {}
     for p in fitting:
         groups.setdefault((p.doc_id, p.section or ""), []).append(p)
-    cited = [sorted(ps, key=_order) for ps in groups.values()]
+    # a cited section's other passages join it: found further down the ranking, or its rest when asked
+    for p in [*passages, *(p for r in searches for p in r.section_passages)]:
+        group = groups.get((p.doc_id, p.section or ""))
+        if group is not None and all(q.chunk_id != p.chunk_id for q in group):
+            group.append(p)
+    cited = [sorted(ps, key=lambda p: p.position) for ps in groups.values()]
     if about:
         named = [ps for ps in cited if any(t.lower() in "\n".join(p.text for p in ps).lower() for t in about)]
         cited = named or cited
@@ -60,12 +66,6 @@ def citations_from(
         for n, ps in enumerate(cited, start=1)
     ]
     return out[:MAX_CITATIONS]
-
-
-def _order(p: Passage) -> int:
-    """A passage's place in its guide (chunk ids end in '#n'); unknown ids keep their rank order."""
-    tail = p.chunk_id.rsplit("#", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
 
 
 def without_sources(answer: str) -> str:

@@ -43,6 +43,9 @@ class SearchGuidesRequest(BaseModel):
     query: str = Field(min_length=1, max_length=2000, description="What to look up, in the user's words")
     k: int = Field(default=4, ge=1, le=10, description="How many passages")
     lang: str | None = Field(default=None, description="Preferred language: zh or en (default: the query's)")
+    whole_sections: bool = Field(
+        default=False, description="Also return the rest of each section found (to explain a concept from its start)"
+    )
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class ToolSpec:
 
 
 def _search_guides(req: SearchGuidesRequest) -> SearchResult:
-    from knowledge.retrieval import search  # heavy (chromadb, sentence-transformers): imported on first use
+    from knowledge.retrieval import search, section_passages  # heavy: imported on first use
 
     try:
         passages = search(req.query, k=req.k * 2 if req.lang else req.k, lang=req.lang)
@@ -65,6 +68,7 @@ def _search_guides(req: SearchGuidesRequest) -> SearchResult:
         # language's passages count only when none in the answer's language matched.
         same = [p for p in passages if p.lang == req.lang]
         passages = (same or passages)[: req.k]
+        rest = section_passages(passages) if req.whole_sections else []
     except (AdvisorError, ValueError):  # StoreError, EmbeddingError, bad query: their messages say what to do
         raise
     except Exception as exc:  # the store failed underneath (e.g. its files changed while the app ran)
@@ -75,7 +79,7 @@ def _search_guides(req: SearchGuidesRequest) -> SearchResult:
             f"the guide knowledge base could not be searched ({type(exc).__name__}) — restart GPU Advisor; if that "
             f"does not help, move {KnowledgeConfig().data_dir} away and run `gpu-advisor ingest --guides`"
         ) from None
-    return SearchResult(passages=passages)
+    return SearchResult(passages=passages, section_passages=rest)
 
 
 @cache

@@ -21,8 +21,18 @@ class Passage(BaseModel):
     dense_rank: int | None = None
     bm25_rank: int | None = None
 
+    @property
+    def position(self) -> int:
+        """The chunk's place in its document (chunk ids end in '#n'); 0 when the id does not say."""
+        tail = self.chunk_id.rsplit("#", 1)[-1]
+        return int(tail) if tail.isdigit() else 0
+
 
 class SearchResult(BaseModel):
     """What `search_guides` returns: passages best first."""
 
     passages: list[Passage] = Field(default_factory=list)
+    section_passages: list[Passage] = Field(
+        default_factory=list,
+        description="With whole_sections: the other passages of the sections found, so a section reads from its start",
+    )

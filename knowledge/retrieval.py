@@ -337,6 +337,24 @@ class Retriever:
                 self.refresh(force=True)
         raise AssertionError("unreachable")
 
+    def section_passages(self, passages: list[Passage]) -> list[Passage]:
+        """The other passages of the sections `passages` belong to, in the guide's order: a concept's section
+        quoted from its start (its definition) even where the search found its second half."""
+        wanted = {(p.collection, p.doc_id, p.section) for p in passages}
+        have = {p.chunk_id for p in passages}
+        with self._lock:
+            names = self._scope(sorted({p.collection for p in passages}))
+            corpus = self._corpus_for(names) if names else None
+        if corpus is None:
+            return []
+        rest = [
+            self._passage(corpus, i, 0.0, None, None)
+            for i, meta in enumerate(corpus.metas)
+            if (corpus.collections[i], str(meta.get("doc_id", "")), str(meta.get("section", ""))) in wanted
+            and corpus.ids[i][1] not in have
+        ]
+        return sorted(rest, key=lambda p: (p.doc_id, p.position))
+
     def _scope(self, collections: list[str] | None) -> list[str]:
         """The live collections to search; raises when one of them, or the guides, cannot be searched."""
         with self._lock:
@@ -512,4 +530,9 @@ def search(
     return get_retriever(config).search(query, k=k, mode=mode, **kwargs)
 
 
-__all__ = ["GUIDES", "MODES", "Glossary", "Passage", "Retriever", "get_retriever", "search"]
+def section_passages(passages: list[Passage], config: KnowledgeConfig | None = None) -> list[Passage]:
+    """The other passages of the sections found (Retriever.section_passages)."""
+    return get_retriever(config).section_passages(passages) if passages else []
+
+
+__all__ = ["GUIDES", "MODES", "Glossary", "Passage", "Retriever", "get_retriever", "search", "section_passages"]

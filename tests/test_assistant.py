@@ -365,6 +365,12 @@ def test_citations_follow_the_workload_not_stray_words(advisor, question, off_to
     assert cited and off_topic not in cited, cited
 
 
+def test_a_concept_is_quoted_from_its_definition(advisor):
+    final = turn(advisor, new_session(), "什么是 MIG？")
+    first = next(line for line in final.answer.splitlines() if line.startswith("> "))
+    assert first.startswith("> **MIG（Multi-Instance GPU"), first  # not the list of uses that follows it
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -101,6 +101,20 @@ def test_passages_carry_what_a_citation_needs(guides_kb: SimpleNamespace):
     assert any("QLoRA" in p.text for p in passages)
 
 
+def test_the_rest_of_a_section_comes_back_in_the_guides_order(guides_kb: SimpleNamespace):
+    found = guides_kb.retriever.search("团队什么时候真的会用 MIG 实例", k=1, lang="zh", collections=["guides"])
+    top = found[0]
+    rest = guides_kb.retriever.section_passages(found)
+    assert rest and all((p.doc_id, p.section) == (top.doc_id, top.section) for p in rest)
+    assert top.chunk_id not in {p.chunk_id for p in rest}
+    order = [p.position for p in rest]
+    assert order == sorted(order)
+    whole = "\n".join(p.text for p in sorted([*found, *rest], key=lambda p: p.position))
+    section = (REPO / top.source).read_text(encoding="utf-8").split("## ")[1:]
+    body = next(s for s in section if s.startswith(top.section_path[-1]))
+    assert body.split("\n", 2)[2].strip()[:40] in whole  # the section's first paragraph is among them
+
+
 def test_language_preference_follows_the_query(guides_kb: SimpleNamespace):
     zh = guides_kb.retriever.search("4090 能不能用 NVLink 连两张卡", k=5, collections=["guides"])
     en = guides_kb.retriever.search("can two 4090 cards be linked with NVLink", k=5, collections=["guides"])

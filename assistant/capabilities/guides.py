@@ -99,7 +99,9 @@ class Guides(Capability):
         query = " ".join([ctx.parsed.text, *[t for t in topics if t]])[:MAX_QUERY_CHARS]
         # twice the passages cited: those about something else are left out, the next ones take their place
         k = 2 * _passages_cited(ctx.intents, self.intent)
-        ctx.add(self.intent, ToolName.SEARCH_GUIDES, query=query, k=k, lang=ctx.parsed.language)
+        concept = set(ctx.intents) <= {self.intent}  # "什么是 MIG？": the section from its definition on
+        args = {"whole_sections": True} if concept else {}
+        ctx.add(self.intent, ToolName.SEARCH_GUIDES, query=query, k=k, lang=ctx.parsed.language, **args)
 
     def render(self, w: Writer, turn: Turn) -> None:
         only_guides = set(turn.plan.intents) <= {self.intent}
