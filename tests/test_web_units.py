@@ -188,6 +188,17 @@ def test_each_source_shows_once_in_the_chat_as_a_passage_the_answer_links_to() -
     assert "Sources:" not in history[0]["content"] and 'href="#cite-2-1"' in history[0]["content"]
 
 
+def test_the_assumptions_fold_under_the_verdict_and_the_numbers() -> None:
+    history: list[dict] = []
+    view = TurnView(history, "zh", turn=1)
+    assumed = "计算假设：\n- 权重格式 nf4_dq\n- 其余 3 条同上一轮。"
+    answer = f"**放得下**：每卡约需 **9.8 GiB**。\n\n{assumed}\n\n注意：\n- 二手卡要烤机"
+    view.apply(_final(answer, []))
+    shown = history[0]["content"]
+    assert shown.startswith("**放得下**") and "注意：\n- 二手卡要烤机" in shown  # verdict and warnings stay in view
+    assert '<details class="assumptions"><summary>计算假设</summary>\n\n- 权重格式 nf4_dq' in shown
+
+
 def test_failed_tools_and_errors_are_messages_not_tracebacks() -> None:
     history: list[dict] = []
     view = TurnView(history, "zh", turn=1)

@@ -154,7 +154,7 @@ class TurnView:
         self.final = event
         numbers = {c.n for c in event.citations}
         # the sources block below lists the passages; the answer's own list would print each one twice
-        shown = without_sources(event.answer) if event.citations else event.answer
+        shown = fold_assumptions(without_sources(event.answer) if event.citations else event.answer)
         answer = link_citations(shown, numbers, self.turn)
         if event.grounding is not None and event.grounding.untraceable:
             answer += "\n\n" + t(self.lang, "untraceable", numbers=", ".join(event.grounding.untraceable))
@@ -178,6 +178,22 @@ class TurnView:
     def latest(self, kind: type[R]) -> R | None:
         """The result of the last successful call in this turn that returned a `kind` (each tool has its own)."""
         return next((r for r in reversed(self.results) if isinstance(r, kind)), None)
+
+
+def fold_assumptions(answer: str) -> str:
+    """The answer's assumptions folded into a block the reader opens: the verdict and the numbers that carry
+    it stay in view, what they rest on is one click away (the terminal prints them as a short list)."""
+    from assistant.strings import catalog
+
+    heads = {catalog()["assumptions_head"][lang] for lang in ("en", "zh")}
+    out = []
+    for paragraph in answer.split("\n\n"):
+        head, _, items = paragraph.partition("\n")
+        if head.strip() in heads and items.strip():
+            title = html.escape(head.strip().rstrip(":："))
+            paragraph = f'<details class="assumptions"><summary>{title}</summary>\n\n{items.strip()}\n\n</details>'
+        out.append(paragraph)
+    return "\n\n".join(out)
 
 
 def cite_anchor(turn: int, n: int) -> str:
