@@ -84,9 +84,30 @@ def money(amount: float, currency: str) -> str:
 def render(code: str, lang: str, params: dict[str, Any]) -> str:
     """The sentence for `code` in `lang` (English when the catalog has no such language)."""
     entry = _catalog()[code]
+    template = entry.get(lang, entry["en"])
     currency = params.get("currency")
     formatter = _Formatter(currency if isinstance(currency, str) else None, lang)
-    return formatter.format(entry.get(lang, entry["en"]), **params)
+    parts = _parts(template)
+    if parts is None:  # a field with attribute access or a conversion: the general formatter
+        return formatter.format(template, **params)
+    # A recommendation renders ~1,300 notes: the template is parsed once, each field formatted directly.
+    out: list[str] = []
+    for literal, name, spec in parts:
+        out.append(literal)
+        if name is not None:
+            out.append(formatter.format_field(params[name], spec))
+    return "".join(out)
+
+
+@cache
+def _parts(template: str) -> tuple[tuple[str, str | None, str], ...] | None:
+    """(literal, field, spec) of a template whose fields are plain names; None otherwise."""
+    parts = []
+    for literal, name, spec, conversion in string.Formatter().parse(template):
+        if name is not None and (conversion or not name.isidentifier() or "{" in (spec or "")):
+            return None
+        parts.append((literal, name, spec or ""))
+    return tuple(parts)
 
 
 def note(code: str, **params: ParamValue | list[Note]) -> Note:
