@@ -241,3 +241,17 @@ def test_invalid_requests_raise_validation_errors(kwargs):
 def test_unknown_model_in_request():
     with pytest.raises(UnknownNameError):
         vram(model="gpt-5-open-9000b")
+
+
+def test_a_recommendation_estimates_each_distinct_request_once():
+    from tools.vram import shared_estimates
+
+    req = VramRequest(model="qwen2.5-7b", mode="lora", gpu="rtx-4090")
+    assert estimate_vram(req) is not estimate_vram(req)  # outside a block every call computes afresh
+    with shared_estimates():
+        first = estimate_vram(req)
+        assert estimate_vram(req.model_copy()) is first and first.fit is not None
+        assert estimate_vram(req.model_copy(update={"num_gpus": 2})) is not first
+        with shared_estimates():  # a nested block (a recommendation's own suggestions) shares the same
+            assert estimate_vram(req) is first
+    assert estimate_vram(req) is not first

@@ -28,7 +28,7 @@ from tools.prices import (
 from tools.sizing import COUNTS, headroom_or_default, usable_gib
 from tools.speed import SpeedRequest, SpeedResult, estimate_speed
 from tools.tco import TcoRequest, calculate_tco
-from tools.vram import VramRequest, estimate_vram
+from tools.vram import VramRequest, estimate_vram, shared_estimates
 
 Variant = Literal["asked", "lora", "qlora", "fp8", "awq"]
 VARIANT_ORDER: tuple[Variant, ...] = ("asked", "lora", "qlora", "fp8", "awq")  # gentlest change first
@@ -744,6 +744,11 @@ def _widen(ctx: _Context, options: list[Pick]) -> bool:
 
 def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResult:
     """What to buy or rent: a primary pick, labelled alternatives, the stretch option, all within the rules."""
+    with shared_estimates():  # one workload sized on many cards and counts: each distinct request once
+        return _recommend(req, suggest)
+
+
+def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
     stated = req.persona is not None
     persona: Persona = req.persona or advice.persona_from_budget(req.budget, req.currency)
     # a service runs around the clock; otherwise the stated hours or the busy share of the month

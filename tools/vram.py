@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -151,11 +154,32 @@ class VramResult(BaseModel):
     warnings: list[Note]
 
 
+_SHARED: ContextVar[dict[str, VramResult] | None] = ContextVar("vram_shared_estimates", default=None)
+
+
+@contextmanager
+def shared_estimates() -> Iterator[None]:
+    """Within the block the same request is estimated once. A recommendation asks for one workload's memory
+    on many cards and counts (76 calls, 8 distinct requests for a 7B LoRA); its callers only read results."""
+    token = _SHARED.set({}) if _SHARED.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _SHARED.reset(token)
+
+
 def estimate_vram(req: VramRequest) -> VramResult:
     """Estimate GPU memory for a workload; with `gpu` set, also whether it fits and how many GPUs it needs."""
+    shared = _SHARED.get()
+    key = req.model_dump_json() if shared is not None else ""
+    if shared is not None and key in shared:
+        return shared[key]
     result = _estimate(req)
     if req.gpu:
         result.fit = _fit_on(req, result)
+    if shared is not None:
+        shared[key] = result
     return result
 
 
