@@ -255,11 +255,15 @@ _MODELS = [
 def _conversation(i: int, name: str, variant: int = 0) -> list[tuple[str, str]]:
     """(message, a line the scenario panel must show afterwards) x 3, alternating languages by session.
     Each `variant` words the first question differently, so no run reuses another's cached query."""
+    from tools.notes import label
+
+    lang = "zh" if i % 2 else "en"
+    qlora, lora = (f"**: {label('method', m, lang)}\n" for m in ("qlora", "lora"))  # as the panel names them
     if i % 2:
         first = ["{} QLoRA 微调需要多少显存？", "用 QLoRA 微调 {} 要多大显存？", "{} 做 QLoRA 微调，显存要多少？"]
         return [
-            (first[variant % len(first)].format(name), "**: QLoRA\n"),
-            ("如果换成 LoRA 呢？", "**: LoRA\n"),
+            (first[variant % len(first)].format(name), qlora),
+            ("如果换成 LoRA 呢？", lora),
             ("那用两张卡呢", "**: 2\n"),
         ]
     first = [
@@ -268,8 +272,8 @@ def _conversation(i: int, name: str, variant: int = 0) -> list[tuple[str, str]]:
         "QLoRA fine-tuning {}: how much GPU memory?",
     ]
     return [
-        (first[variant % len(first)].format(name), "**: QLoRA\n"),
-        ("what if I use LoRA instead?", "**: LoRA\n"),
+        (first[variant % len(first)].format(name), qlora),
+        ("what if I use LoRA instead?", lora),
         ("and with two GPUs?", "**: 2\n"),
     ]
 
