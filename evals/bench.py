@@ -252,13 +252,13 @@ _MODELS = [
 ]  # fmt: skip
 
 
-def _conversation(i: int, name: str, variant: int = 0) -> list[tuple[str, str]]:
+def _conversation(i: int, name: str, variant: int = 0, ui_lang: str = "en") -> list[tuple[str, str]]:
     """(message, a line the scenario panel must show afterwards) x 3, alternating languages by session.
-    Each `variant` words the first question differently, so no run reuses another's cached query."""
+    Each `variant` words the first question differently, so no run reuses another's cached query. The panel
+    speaks the interface's language (`ui_lang`: the load client sends no Accept-Language, so English)."""
     from tools.notes import label
 
-    lang = "zh" if i % 2 else "en"
-    qlora, lora = (f"**: {label('method', m, lang)}\n" for m in ("qlora", "lora"))  # as the panel names them
+    qlora, lora = (f"**: {label('method', m, ui_lang)}\n" for m in ("qlora", "lora"))  # as the panel names them
     if i % 2:
         first = ["{} QLoRA 微调需要多少显存？", "用 QLoRA 微调 {} 要多大显存？", "{} 做 QLoRA 微调，显存要多少？"]
         return [

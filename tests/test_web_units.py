@@ -555,12 +555,11 @@ def test_one_catalog_for_answers_and_interface_with_no_entry_twice() -> None:
             assert len(same) < max(2, len(group)), f"{name} copies the tools' {tool_group} labels: {same}"
 
 
-@pytest.mark.parametrize("session", [0, 1])  # an English and a Chinese session of `make bench`'s web load
-def test_the_web_load_bench_checks_the_panel_as_the_panel_writes_it(session: int) -> None:
+@pytest.mark.parametrize(("session", "ui_lang"), [(0, "en"), (1, "en"), (1, "zh")])
+def test_the_web_load_bench_checks_the_panel_as_the_panel_writes_it(session: int, ui_lang: str) -> None:
     from evals.bench import _conversation
 
-    lang = "zh" if session % 2 else "en"
-    (_, qlora), (_, lora), (_, count) = _conversation(session, "Qwen2.5-7B")
-    for mode, expected in (("qlora", qlora), ("lora", lora)):
-        shown = scenario_markdown({"model": "Qwen2.5-7B", "mode": mode, "num_gpus": 2}, [], lang) + "\n"
+    (_, qlora), (_, lora), (_, count) = _conversation(session, "Qwen2.5-7B", ui_lang=ui_lang)
+    for mode, expected in (("qlora", qlora), ("lora", lora)):  # a Chinese question, an English interface
+        shown = scenario_markdown({"model": "Qwen2.5-7B", "mode": mode, "num_gpus": 2}, [], ui_lang) + "\n"
         assert expected in shown and count in shown, (expected, shown)
