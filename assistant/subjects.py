@@ -67,12 +67,22 @@ def gpu_family(gpu_id: str) -> str:
     return "-".join(p for p in gpu_id.split("-") if not _VARIANT.match(p))
 
 
+class _Reading(BaseModel):
+    """What one text names, read once: listed subjects and GPU families; a claim it makes; who it is."""
+
+    named: frozenset[str]
+    claims: bool
+    persona: str | None
+
+
 @cache
-def _words_and_gpus(text: str) -> frozenset[str]:
+def _read(text: str) -> _Reading:
     from assistant.planner.parse import parse
 
+    parsed = parse(text)
     found = {s.name for s in _subjects() if s.pattern is not None and s.pattern.search(text)}
-    return frozenset(found | {f"gpu:{gpu_family(g)}" for g in parse(text).gpu_mentions})
+    found |= {f"gpu:{gpu_family(g)}" for g in parsed.gpu_mentions}
+    return _Reading(named=frozenset(found), claims=bool(parsed.claims), persona=parsed.persona)
 
 
 def section_subjects(p: Passage) -> frozenset[str]:
@@ -93,7 +103,7 @@ def _heading_subjects(doc_id: str, section: str) -> frozenset[str]:
 
     heading = _BRACKETS.sub(" ", section)
     subjects = _subjects()
-    named = (_words_and_gpus(heading) | {f"persona:{w}" for w in persona_in(heading)}) - {
+    named = (_read(heading).named | {f"persona:{w}" for w in persona_in(heading)}) - {
         s.name for s in subjects if not s.in_headings
     }
     if _guide_subjects(doc_id):  # a single-subject guide's misconceptions are about its subject
@@ -108,14 +118,11 @@ def turn_subjects(
     """What a turn is about: the user's words and the claims in them, the arguments of the tools it
     called (method, precision, GPUs, model, users, cards), the tools themselves (a buy-vs-rent sum is about
     cloud prices), and the kind of user it was sized for."""
-    from assistant.planner.parse import parse
-
     calls = list(calls)
-    texts = [t for t in texts if t]
-    found: set[str] = set()
-    for text in [*texts, *(" ".join(_words(args)) for _, args in calls)]:
-        found |= _words_and_gpus(text)
-    readings = [parse(t) for t in texts]
+    readings = [_read(t) for t in texts if t]
+    found: set[str] = set().union(*(r.named for r in readings))
+    for _, args in calls:
+        found |= _read(" ".join(_words(args))).named
     if any(r.claims for r in readings):
         found.add("misconceptions")
     personas = [r.persona for r in readings if r.persona] + [p for p in (_persona(r) for r in results) if p]
