@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from assistant.citations import Citation, citations_from
+from assistant.citations import Citation, citations_from, cited_again
 from assistant.events import (
     ErrorEvent,
     Event,
@@ -416,11 +416,11 @@ def _citations(last: Any, records: list[ToolCallRecord], users: list[str]) -> li
     from assistant.subjects import turn_subjects
     from assistant.toolset import ToolName
 
-    numbered = (getattr(last, "additional_kwargs", None) or {}).get("citations")
-    if numbered is not None:
-        return [Citation.model_validate(c) for c in numbered]
-    calls = [(r.name, r.args) for r in records if r.name != ToolName.SEARCH_GUIDES]
     results = [r.result for r in records]
+    numbered = (getattr(last, "additional_kwargs", None) or {}).get("cited")
+    if numbered is not None:
+        return cited_again(results, numbered)
+    calls = [(r.name, r.args) for r in records if r.name != ToolName.SEARCH_GUIDES]
     return citations_from(results, subjects=turn_subjects(users, calls, results))
 
 

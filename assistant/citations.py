@@ -41,31 +41,45 @@ def citations_from(
     searches = [r for r in results if isinstance(r, SearchResult)]
     passages = [p for r in searches for p in r.passages]
     fitting = [p for p in passages if subjects is None or fits(p, subjects)][:limit]
-    groups: dict[tuple[str, str], list[Passage]] = {}
-    for p in fitting:
-        groups.setdefault((p.doc_id, p.section or ""), []).append(p)
-    # a cited section's other passages join it: found further down the ranking, or its rest when asked
-    for p in [*passages, *(p for r in searches for p in r.section_passages)]:
-        group = groups.get((p.doc_id, p.section or ""))
-        if group is not None and all(q.chunk_id != p.chunk_id for q in group):
-            group.append(p)
-    cited = [sorted(ps, key=lambda p: p.position) for ps in groups.values()]
+    sections = _sections(searches)
+    cited = [sections[key] for key in dict.fromkeys(_key(p) for p in fitting)]
     if about:
         named = [ps for ps in cited if any(t.lower() in "\n".join(p.text for p in ps).lower() for t in about)]
         cited = named or cited
-    out = [
-        Citation(
-            n=n,
-            doc_id=ps[0].doc_id,
-            title=ps[0].title,
-            section=ps[0].section or "",
-            lang=ps[0].lang,
-            source=ps[0].source or "",
-            text="\n\n".join(p.text for p in ps),
-        )
-        for n, ps in enumerate(cited, start=1)
-    ]
-    return out[:MAX_CITATIONS]
+    return [_citation(n, ps) for n, ps in enumerate(cited, start=1)][:MAX_CITATIONS]
+
+
+def cited_again(results: Iterable[Any], keys: list[list[str]]) -> list[Citation]:
+    """The citations an answer numbered ([doc_id, section] in its order), rebuilt from the turn's own search
+    results: a stored conversation keeps which sections were cited, not a second copy of their text."""
+    sections = _sections([r for r in results if isinstance(r, SearchResult)])
+    found = [sections[(doc, section)] for doc, section in keys if (doc, section) in sections]
+    return [_citation(n, ps) for n, ps in enumerate(found, start=1)]
+
+
+def _key(p: Passage) -> tuple[str, str]:
+    return (p.doc_id, p.section or "")
+
+
+def _sections(searches: list[SearchResult]) -> dict[tuple[str, str], list[Passage]]:
+    """Every section among the results with all its passages found (ranked, or its rest when asked), in
+    the guide's order, so a quote starts where the section starts."""
+    groups: dict[tuple[str, str], dict[str, Passage]] = {}
+    for p in [*(p for r in searches for p in r.passages), *(p for r in searches for p in r.section_passages)]:
+        groups.setdefault(_key(p), {}).setdefault(p.chunk_id, p)
+    return {key: sorted(ps.values(), key=lambda p: p.position) for key, ps in groups.items()}
+
+
+def _citation(n: int, ps: list[Passage]) -> Citation:
+    return Citation(
+        n=n,
+        doc_id=ps[0].doc_id,
+        title=ps[0].title,
+        section=ps[0].section or "",
+        lang=ps[0].lang,
+        source=ps[0].source or "",
+        text="\n\n".join(p.text for p in ps),
+    )
 
 
 def without_sources(answer: str) -> str:

@@ -78,3 +78,21 @@ def test_off_topic_sections_are_left_out_and_the_next_fitting_ones_take_their_pl
     unfiltered = citations_from([ranked], limit=2)
     assert len(unfiltered) == 2 and unfiltered[0].doc_id == "moe-models.en"
     assert fits(passage("moe-models.en", "Memory sizing examples"), turn | {"moe"})
+
+
+def test_a_stored_answer_keeps_which_sections_it_cited_and_rebuilds_the_same_citations():
+    from assistant.citations import cited_again
+
+    ranked = SearchResult(
+        passages=[
+            passage("moe-models.en", "Decode speed: active parameters", 4),
+            passage("memory-capacity-bandwidth-ecc.en", "Bandwidth decides decode speed", 3),
+            passage("performance-pitfalls.en", "Measure health with MFU and MBU", 1),
+        ],
+        section_passages=[passage("memory-capacity-bandwidth-ecc.en", "Bandwidth decides decode speed", 2)],
+    )
+    turn = turn_subjects(["Decode speed of Qwen2.5-14B on an RTX 4090?"], [], [])
+    cited = citations_from([ranked], subjects=turn)
+    assert [c.doc_id for c in cited] == ["memory-capacity-bandwidth-ecc.en", "performance-pitfalls.en"]
+    assert cited[0].text.startswith("text of Bandwidth")  # both passages of the section, in the guide's order
+    assert cited_again([ranked], [[c.doc_id, c.section] for c in cited]) == cited

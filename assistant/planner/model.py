@@ -73,8 +73,8 @@ class OfflinePlanner(BaseChatModel):
                 return _calls_message(more)
         composed = compose(plan, parsed, outcomes, before=_previous_answer(messages[:last_human]))
         extra: dict[str, Any] = {"quick_replies": composed.quick_replies} if composed.quick_replies else {}
-        if composed.citations:  # the sources the answer numbers, so every view lists exactly these
-            extra["citations"] = [c.model_dump() for c in composed.citations]
+        if composed.citations:  # the sections the answer numbers, so every view lists exactly these
+            extra["cited"] = [[c.doc_id, c.section] for c in composed.citations]
         return AIMessage(content=composed.answer, additional_kwargs=extra)
 
     def _generate(
