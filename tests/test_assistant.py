@@ -357,6 +357,7 @@ def test_a_follow_up_says_what_changed_and_folds_what_did_not(advisor):
         ("is a 4060 ti 16gb enough to run llama 3.1 8b locally or do i need a 3090?", "myths-and-corrections"),
         ("两张4090能全参微调qwen2.5 7b吗？", "kv-cache-serving-engines"),  # training on the cards: not serving
         ("switch to full fine-tuning of qwen2.5 7b on 4x a100, how much memory?", "kv-cache-serving-engines"),
+        ("预算1.5万，在家用一张卡微调 Qwen2.5-14B，买什么？", "reading-spec-sheets"),  # no TDP passage: no power asked
     ],
 )
 def test_citations_follow_the_workload_not_stray_words(advisor, question, off_topic):

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.memory import TOPICS as MEMORY_TOPICS
 from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
@@ -193,15 +194,17 @@ class Recommend(Capability):
     }
     guides_topic = "which GPU to buy scenario budget"
     _PERSONA_TOPICS: ClassVar[dict[str, str]] = {  # the playbook section each kind of buyer reads
-        "individual": "student individual developer one local card small budget",
-        "team": "small team lab local cards and cloud",
-        "company": "enterprise production inference fleet training cluster",
+        "individual": "student individual developer one local card small budget 个人开发者 学生 一张强卡",
+        "team": "small team lab local cards and cloud 小团队 实验室",
+        "company": "enterprise production inference fleet training cluster 企业 生产",
     }
 
     def topic(self, ctx: PlanContext) -> str | None:
+        """The buyer's playbook section, and what the workload needs of the card (the memory topics)."""
         s = ctx.scenario
         persona = s.persona or (persona_from_budget(s.budget, s.currency or "USD") if s.budget else None)
-        return " ".join(filter(None, [self.guides_topic, self._PERSONA_TOPICS.get(persona or "")]))
+        workload = MEMORY_TOPICS.get(s.mode or "") if s.model or s.params_b else None
+        return " ".join(filter(None, [self.guides_topic, self._PERSONA_TOPICS.get(persona or ""), workload]))
 
     def plan(self, ctx: PlanContext) -> None:
         if not ctx.has_model and not self._assume_purpose(ctx):
