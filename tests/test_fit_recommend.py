@@ -149,3 +149,11 @@ def test_local_llms_on_a_budget_get_the_card_with_the_most_memory_for_the_money(
     w = VramRequest(model=local_chat_model(1500, "USD"), mode="inference", context_tokens=8192)
     r = recommend_gpus(RecommendRequest(workload=w, currency="USD", budget=1500, persona="individual"))
     assert r.primary is not None and (r.primary.gpu_id, r.primary.count, r.primary.condition) == ("rtx-3090", 1, "used")
+
+
+def test_a_one_card_answer_states_no_multi_gpu_layout():
+    w = VramRequest(model="qwen2.5-14b", mode="qlora", grad_checkpointing=True)
+    one = recommend_gpus(RecommendRequest(workload=w, currency="CNY", budget=15000, max_gpus=1))
+    any_count = recommend_gpus(RecommendRequest(workload=w, currency="CNY", budget=15000))
+    assert "multi_gpu_layout" not in {n.code for n in one.assumptions}
+    assert "multi_gpu_layout" in {n.code for n in any_count.assumptions}

@@ -724,7 +724,8 @@ def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[
         out.append(note(f"budget_covers_{scope}", budget=req.budget, currency=req.currency))
     out += sized
     out.append(note("fit_rule", headroom=ctx.headroom))
-    out.append(note("multi_gpu_layout"))
+    if ctx.max_gpus > 1:  # "一张卡": no option has several cards, so how they split work is not an assumption
+        out.append(note("multi_gpu_layout"))
     out.append(note("rent_hours", hours=ctx.hours))
     if ctx.market == "cn":
         out.append(note("market_cn"))
