@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.citations import Citation, citations_from, cited_again
+from assistant.consistency import check_consistency
 from assistant.events import (
     ErrorEvent,
     Event,
@@ -379,7 +380,8 @@ class Advisor:
         from assistant.strings import static_texts
 
         passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts()
-        grounding = check_grounding(answer, [r.result for r in records if r.result is not None], passages, users)
+        results = [r.result for r in records if r.result is not None]
+        grounding = check_grounding(answer, results, passages, users)
         return FinalEvent(
             answer=answer,
             language=detect_language(question),
@@ -387,6 +389,7 @@ class Advisor:
             tool_calls=records,
             citations=citations,
             grounding=grounding,
+            consistency=check_consistency(answer, results),
             scenario=scenario_from_messages(messages),
             latency_ms=round((time.perf_counter() - start) * 1000, 1),
             fell_back=fell_back,

@@ -493,6 +493,7 @@ def ask(
                     "tool_calls": [t.model_dump(mode="json") for t in final.tool_calls],
                     "citations": [c.model_dump(mode="json") for c in final.citations],
                     "grounding": final.grounding.model_dump(),
+                    "consistency": final.consistency.model_dump(),
                     "scenario": final.scenario.summary(),
                 },
                 ensure_ascii=False,
@@ -505,6 +506,8 @@ def ask(
     render.answer(console, final)
     if final.grounding.untraceable:
         console.print(f"[yellow]untraceable numbers:[/] {', '.join(final.grounding.untraceable)}")
+    for contradiction in final.consistency.contradictions:
+        console.print(f"[yellow]inconsistent:[/] {contradiction}")
 
 
 @app.command()

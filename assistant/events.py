@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 
 from assistant.citations import Citation
+from assistant.consistency import ConsistencyReport
 from assistant.grounding import GroundingReport
 from assistant.scenario import Scenario
 
@@ -68,6 +69,9 @@ class FinalEvent(BaseModel):
     tool_calls: list[ToolCallRecord]
     citations: list[Citation]
     grounding: GroundingReport
+    consistency: ConsistencyReport = Field(
+        default_factory=ConsistencyReport, description="What in the answer contradicts its lead or its numbers"
+    )
     scenario: Scenario
     latency_ms: float
     fell_back: bool = False

@@ -41,7 +41,7 @@ class _Subject(BaseModel):
 
 @cache
 def _subjects() -> list[_Subject]:
-    from assistant.planner.parse import lexicon_pattern, lexicon_raw
+    from assistant.understanding import lexicon_pattern, lexicon_raw
 
     raw = lexicon_raw()
     out = []
@@ -77,7 +77,7 @@ class _Reading(BaseModel):
 
 @cache
 def _read(text: str) -> _Reading:
-    from assistant.planner.parse import parse
+    from assistant.understanding import parse
 
     parsed = parse(text)
     found = {s.name for s in _subjects() if s.pattern is not None and s.pattern.search(text)}
@@ -99,7 +99,7 @@ def _guide_subjects(doc_id: str) -> frozenset[str]:
 
 @cache
 def _heading_subjects(doc_id: str, section: str) -> frozenset[str]:
-    from assistant.planner.parse import persona_in
+    from assistant.understanding import persona_in
 
     heading = _BRACKETS.sub(" ", section)
     subjects = _subjects()

@@ -178,12 +178,11 @@ def score_turn(turn: Turn, final: Any) -> list[CheckResult]:
     checks: list[CheckResult] = []
     calls = [{"name": c.name, "args": c.args} for c in final.tool_calls]
     answer = final.answer
-    low = answer.lower()
     for exp in turn.tools:
-        ok = any(c["name"] == exp.name and _args_match(exp.args, c["args"]) for c in calls)
+        ok = any(c["name"] in exp.names and _args_match(exp.args, c["args"]) for c in calls)
         checks.append(
             CheckResult(
-                check=f"tool {exp.name} {exp.args}",
+                check=f"tool {'|'.join(exp.names)} {exp.args}",
                 passed=ok,
                 detail="" if ok else f"calls were {[(c['name'], c['args']) for c in calls]}",
             )
@@ -202,11 +201,11 @@ def score_turn(turn: Turn, final: Any) -> list[CheckResult]:
             ok, detail = False, f"could not compute the expected value: {exc}"
         checks.append(CheckResult(check=f"number {num.label or num.path}", passed=ok, detail=detail))
     for phrase in turn.must_contain:
-        checks.append(CheckResult(check=f"contains '{phrase}'", passed=phrase.lower() in low))
+        checks.append(CheckResult(check=f"contains '{phrase}'", passed=_in_text(phrase, answer)))
     for group in turn.must_contain_any:
-        checks.append(CheckResult(check=f"contains one of {group}", passed=any(p.lower() in low for p in group)))
+        checks.append(CheckResult(check=f"contains one of {group}", passed=any(_in_text(p, answer) for p in group)))
     for phrase in turn.must_not_contain:
-        checks.append(CheckResult(check=f"does not contain '{phrase}'", passed=phrase.lower() not in low))
+        checks.append(CheckResult(check=f"does not contain '{phrase}'", passed=not _in_text(phrase, answer)))
     if turn.citations:
         n = len(final.citations)
         cited = all(f"[{c.n}]" in answer for c in final.citations[: turn.citations])
@@ -238,6 +237,10 @@ def score_turn(turn: Turn, final: Any) -> list[CheckResult]:
             passed=not final.grounding.untraceable,
             detail=", ".join(final.grounding.untraceable),
         )
+    )
+    contradictions = final.consistency.contradictions
+    checks.append(
+        CheckResult(check="one story (consistency check)", passed=not contradictions, detail="; ".join(contradictions))
     )
     return checks
 

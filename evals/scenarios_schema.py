@@ -11,10 +11,17 @@ RUBRIC_CHECKS: tuple[RubricCheck, ...] = ("budget", "names", "stated", "constrai
 
 
 class ExpectedCall(BaseModel):
-    """A tool the assistant must call; `args` lists key arguments that must match (subset, case-insensitive)."""
+    """A tool the assistant must call; `args` lists key arguments that must match (subset, case-insensitive).
 
-    name: str
+    `name` may list several tools when any of them answers the turn ("sized on 8 x A10G" by estimate_vram or
+    fit_on_gpu)."""
+
+    name: str | list[str]
     args: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name] if isinstance(self.name, str) else list(self.name)
 
 
 class NumberCheck(BaseModel):
@@ -106,12 +113,27 @@ class Turn(BaseModel):
     )
 
 
+class Source(BaseModel):
+    """Where a real question was asked (the wild set, evals/wild/)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=8, description="The thread, issue or post")
+    title: str = Field(default="", description="Its title as published")
+    kind: Literal["github_issue", "github_discussion", "forum", "qa", "blog", "reddit", "other"]
+    date: str | None = Field(default=None, description="When it was asked, YYYY or YYYY-MM, where known")
+
+
 class Scenario(BaseModel):
     id: str
     category: str
     language: Literal["zh", "en"]
     description: str = ""
     turns: list[Turn] = Field(min_length=1)
+    source: Source | None = Field(default=None, description="A real question's origin (required in evals/wild)")
+    held_out: bool = Field(
+        default=False, description="Wild set: kept aside while fixing, reported on its own (generalisation)"
+    )
 
 
 class ScenarioFile(BaseModel):

@@ -86,7 +86,8 @@ def test_models_listing():
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["vram", "--model", "llama-7000b"], "did you mean"),
+        (["vram", "--model", "lama-3-70"], "did you mean"),
+        (["vram", "--model", "llama-90000b"], "20,000B"),
         (["vram", "--params", "-3"], "params_b"),
         (["vram", "--params", "7", "--precision", "int3"], "unknown precision"),
         (["speed", "--model", "llama-2-7b", "--gpu", "H1000"], "did you mean"),

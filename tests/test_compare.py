@@ -11,9 +11,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic import ValidationError
 
 from assistant.planner.model import OfflinePlanner
-from assistant.planner.parse import parse
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName, run_tool, tool_spec
+from assistant.understanding import parse
 from tools.compare import CompareRequest, CompareResult, CompareRow, compare_gpus
 from tools.notes import codes
 from tools.vram import VramRequest, estimate_vram

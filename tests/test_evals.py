@@ -23,7 +23,7 @@ def test_scenarios_cover_the_issue():
     langs = [s.language for s, _ in scenarios]
     assert abs(langs.count("zh") - langs.count("en")) <= len(langs) * 0.1
     assert sum(len(s.turns) > 1 for s, _ in scenarios) >= 20
-    tools = {c.name for s, _ in scenarios for t in s.turns for c in t.tools}
+    tools = {n for s, _ in scenarios for t in s.turns for c in t.tools for n in c.names}
     assert tools >= {
         "estimate_vram",
         "estimate_speed",
@@ -197,7 +197,12 @@ def _final(answer: str, calls: list, language: str = "zh"):
 
     records = [SimpleNamespace(name=name, args=args, result=result) for name, args, result in calls]
     return SimpleNamespace(
-        answer=answer, language=language, tool_calls=records, citations=[], grounding=SimpleNamespace(untraceable=[])
+        answer=answer,
+        language=language,
+        tool_calls=records,
+        citations=[],
+        grounding=SimpleNamespace(untraceable=[]),
+        consistency=SimpleNamespace(contradictions=[]),
     )
 
 

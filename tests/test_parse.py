@@ -15,9 +15,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.planner.parse import ParsedQuery, _parse, parse
+from assistant.understanding import ParsedQuery, _parse, parse
 from tools.catalog import resolve_gpu
-from tools.models import registry
+from tools.model_match import match_model
 from tools.precision import kv_bytes, resolve_precision
 
 _DATA = yaml.safe_load(Path(__file__).with_name("parse_cases.yaml").read_text(encoding="utf-8"))
@@ -38,7 +38,7 @@ def _check_invariants(q: ParsedQuery) -> None:
     """What the planner relies on for every parse."""
     assert isinstance(q, ParsedQuery)
     if q.model:
-        assert q.model in registry()
+        match_model(q.model)  # every model value is a name the tools accept (a registry id, or a sized name)
         assert q.params_b is None
     for gpu in {*q.gpu_mentions, *q.gpu_counts, *([q.gpu] if q.gpu else [])}:
         resolve_gpu(gpu)  # every GPU value is a name the tools accept

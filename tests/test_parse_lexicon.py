@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from assistant.planner import parse as parse_module
-from assistant.planner.parse import ParsedQuery, _parse
+from assistant.understanding import ParsedQuery, _parse
+from assistant.understanding import lexicon as lexicon_module
 from tools._data import load_yaml
 
 
@@ -16,10 +16,10 @@ from tools._data import load_yaml
 def lexicon(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
     """A private copy of lexicon.yaml that the parser compiles instead of the bundled one."""
     raw = copy.deepcopy(load_yaml("lexicon.yaml"))
-    monkeypatch.setattr(parse_module, "load_yaml", lambda name: raw)
-    parse_module._lex.cache_clear()
+    monkeypatch.setattr(lexicon_module, "load_yaml", lambda name: raw)
+    lexicon_module._lex.cache_clear()
     yield raw
-    parse_module._lex.cache_clear()  # the next parse recompiles the bundled lexicon
+    lexicon_module._lex.cache_clear()  # the next parse recompiles the bundled lexicon
 
 
 def test_a_new_intent_is_a_lexicon_entry(lexicon: dict) -> None:
@@ -35,8 +35,8 @@ def test_a_new_intent_with_strong_and_weak_words_counts_its_strong_words(lexicon
 
 
 def test_lexicon_intents_without_a_rule_are_all_detected_generically() -> None:
-    generic = {name for _, name in parse_module._lex().generic_intents}
-    ruled = set(parse_module._RULED_INTENTS)
+    generic = {name for _, name in lexicon_module._lex().generic_intents}
+    ruled = set(lexicon_module._RULED_INTENTS)
     assert generic | ruled == set(load_yaml("lexicon.yaml")["intents"])
     assert {"speed", "recommend", "cost", "build", "catalog"} <= generic
 

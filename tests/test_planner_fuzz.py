@@ -3,9 +3,9 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.planner.parse import parse
 from assistant.planner.plan import make_plan
 from assistant.scenario import Scenario
+from assistant.understanding import parse
 
 DOMAIN = st.sampled_from(
     [

@@ -240,7 +240,10 @@ def test_invalid_requests_raise_validation_errors(kwargs):
 
 def test_unknown_model_in_request():
     with pytest.raises(UnknownNameError):
-        vram(model="gpt-5-open-9000b")
+        vram(model="gpt-5-open")  # no size, no family the registry knows: nothing to compute
+    with pytest.raises(AdvisorError, match="20,000B"):
+        vram(model="gpt-5-open-90000b")  # a size no model has
+    assert vram(model="gpt-5-open-900b").params_b == pytest.approx(900, rel=0.01)  # a generic 900B decoder
 
 
 def test_a_recommendation_estimates_each_distinct_request_once():

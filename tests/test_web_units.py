@@ -82,7 +82,7 @@ WHAT_IFS = [
 def test_what_if_follow_ups_parse_back_to_the_changed_slot(
     lang: str, slot: str, value: Any, field: str, expected: Any
 ) -> None:
-    from assistant.planner.parse import parse
+    from assistant.understanding import parse
 
     text = followup_text(slot, value, lang, mode="inference")
     parsed = parse(text)
@@ -93,7 +93,7 @@ def test_what_if_follow_ups_parse_back_to_the_changed_slot(
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_training_batch_follow_up_says_batch_size(lang: str) -> None:
-    from assistant.planner.parse import parse
+    from assistant.understanding import parse
 
     text = followup_text("batch", 8, lang, mode="qlora")
     assert "batch size" in text
@@ -102,7 +102,7 @@ def test_training_batch_follow_up_says_batch_size(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_gpu_follow_ups_name_every_catalog_gpu_so_the_planner_finds_it(lang: str) -> None:
-    from assistant.planner.parse import parse
+    from assistant.understanding import parse
     from tools.catalog import catalog
 
     for gpu in catalog().values():
@@ -392,8 +392,8 @@ def test_memory_form_zero_stage_defaults_to_auto() -> None:
 
 
 def test_forms_turn_bad_input_into_one_readable_line() -> None:
-    out = forms.run_vram("en", "llama-7000b", None, "inference", "", "", 4096, 1, 1, False, "", "0", 16, "")
-    assert out.markdown.startswith("⚠️ unknown model 'llama-7000b'") and "\n" not in out.markdown
+    out = forms.run_vram("en", "lama-3-70", None, "inference", "", "", 4096, 1, 1, False, "", "0", 16, "")
+    assert out.markdown.startswith("⚠️ unknown model 'lama-3-70'") and "\n" not in out.markdown
     assert out.data is None
     assert forms.SPEED.call("zh", "", None, "4090", 1, "inference", None, "", 4096, 1).markdown.startswith("⚠️")
     assert forms.TCO.call("en", "H1000", 1, 3, 0.5, "USD", None, None, None).markdown.startswith("⚠️")

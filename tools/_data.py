@@ -23,6 +23,13 @@ def data_path(name: str) -> Path:
     return DATA_DIR / name
 
 
+def data_files(folder: str, suffix: str) -> list[str]:
+    """Names (relative to knowledge/data) of the bundled files in `folder`, sorted; an overrides folder of the
+    same name replaces the whole folder."""
+    where = data_path(folder)
+    return sorted(f"{folder}/{p.name}" for p in where.glob(f"*{suffix}") if p.is_file())
+
+
 # libyaml's parser when PyYAML was built with it (the wheels are): the same safe loader, ~10x faster,
 # which is most of a CLI call's start-up (tests/test_models.py checks both give the same data).
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

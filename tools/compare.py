@@ -23,7 +23,7 @@ from tools.errors import AdvisorError
 from tools.notes import Note, note
 from tools.precision import resolve_precision
 from tools.prices import Currency, Market, PriceBook, load_prices, purchase_price, tco_defaults, used_purchase_price
-from tools.sizing import GpuFit, default_headroom
+from tools.sizing import GpuFit
 from tools.speed import SpeedRequest, SpeedResult, estimate_speed
 from tools.vram import VramRequest, VramResult, estimate_vram
 
@@ -874,7 +874,8 @@ def _assumptions(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) ->
     if axis == "cards":
         out.append(note("cmp_no_workload"))
     else:
-        out.append(note("fit_rule", headroom=default_headroom()))
+        fit = next((r.fit for r in rows if r.fit is not None), None)
+        out.append(note("fit_rule", headroom=fit.headroom, engine=fit.engine) if fit else note("fit_rule_default"))
     if w is not None and "context_tokens" not in w.model_fields_set:
         training = w.mode != "inference"
         code = "default_context_training" if training else "default_context"
@@ -903,7 +904,7 @@ def _warnings(job: _Job, rows: list[CompareRow]) -> list[Note]:
         return []
     arch = w.resolve()[0]
     out: list[Note] = []
-    if arch.generic:
+    if arch.generic and w.params_b is not None:
         out.append(note("cmp_generic_model", params_b=round(arch.params / 1e9, 1)))
     longest = max((r.context_tokens or 0 for r in rows), default=0)
     if arch.max_context and longest > arch.max_context:

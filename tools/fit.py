@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from tools.catalog import resolve_gpu_noted
 from tools.notes import Note, note
 from tools.precision import resolve_precision
-from tools.sizing import default_headroom, usable_of
+from tools.sizing import engine_for, headroom_for, usable_of
 from tools.vram import VramRequest, VramResult, estimate_vram
 from tools.workload import ModelRef
 
@@ -30,8 +30,13 @@ class FitRequest(ModelRef):
         default=None,
         gt=0,
         le=1,
-        description="Share of GPU memory the engine may use (vLLM gpu_memory_utilization; default 0.9 = the "
-        "product's 10% headroom, tools/sizing.py)",
+        description="Share of GPU memory the engine may use (vLLM gpu_memory_utilization; default: what `engine` "
+        "leaves, tools/sizing.py)",
+    )
+    engine: str | None = Field(
+        default=None,
+        description="vllm, sglang, llama.cpp / ollama, transformers ... (default: llama.cpp when the format is a "
+        "GGUF file, else vllm)",
     )
 
 
@@ -47,6 +52,7 @@ class FitResult(BaseModel):
     limiting_factor: str = Field(description="What runs out first, in English (the `limiting` note's text)")
     limiting: Note = Field(description="What runs out first, as a catalog note")
     memory_at_answer: VramResult | None = None
+    engine: str = Field(default="vllm", description="The engine whose memory limit `usable_gib_per_gpu` assumes")
     assumptions: list[Note]
     warnings: list[Note]
 
@@ -66,16 +72,22 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
 def fit_on_gpu(req: FitRequest) -> FitResult:
     """Solve exactly with the estimator for the precision, context and concurrency limits."""
     gpu, read_as = resolve_gpu_noted(req.gpu)
-    utilization = 1 - default_headroom() if req.memory_utilization is None else req.memory_utilization
-    usable = usable_of(gpu.usable_memory_gib, 1 - utilization)
     ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
     assumptions = [read_as] if read_as else []
+    named_format, format_notes = (None, []) if req.precision else req.weight_format("inference", native=False)
+    assumptions += format_notes
+    fixed = req.precision or named_format
+    engine = engine_for(req.engine, "inference", resolve_precision(fixed).kind if fixed else None)
+    utilization = 1 - headroom_for(engine) if req.memory_utilization is None else req.memory_utilization
+    usable = usable_of(gpu.usable_memory_gib, 1 - utilization)
     warnings: list[Note] = []
     if gpu.unofficial:
         warnings.append(note("unofficial_card_named", gpu=gpu.name))
     if gpu.gpu_memory_share:
         assumptions.append(note("fit_unified_memory", gpu=gpu.name, share=gpu.gpu_memory_share))
-    assumptions.append(note("fit_usable", usable=usable, capacity=gpu.usable_memory_gib, utilization=utilization))
+    assumptions.append(
+        note("fit_usable", usable=usable, capacity=gpu.usable_memory_gib, utilization=utilization, engine=engine)
+    )
 
     def estimate(precision: str, context: int, batch: int) -> VramResult:
         return estimate_vram(
@@ -93,9 +105,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         return estimate(precision, context, batch).per_gpu_gib <= usable + 1e-9
 
     ladder = (
-        [req.precision]
-        if req.precision
-        else [p for p in PRECISION_LADDER if p != "fp8" or gpu.fp8_tflops or gpu.fp8_fp32acc_tflops]
+        [fixed] if fixed else [p for p in PRECISION_LADDER if p != "fp8" or gpu.fp8_tflops or gpu.fp8_fp32acc_tflops]
     )
     for p in ladder:
         resolve_precision(p)  # validates a user-given name
@@ -123,6 +133,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
             limiting_factor=limit.text,
             limiting=limit,
             assumptions=assumptions,
+            engine=engine,
             warnings=warnings,
         )
     best = fitting[0]
@@ -151,5 +162,6 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         limiting=limiting,
         memory_at_answer=answer,
         assumptions=assumptions + answer.assumptions,
+        engine=engine,
         warnings=warnings + answer.warnings,
     )

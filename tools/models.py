@@ -1,4 +1,4 @@
-"""Model architectures: the registry in knowledge/data/models.yaml, HF config.json parsing, param counts."""
+"""Model architectures: the registry in knowledge/data/models/*.yaml, HF config.json parsing, param counts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
-from tools._data import load_yaml
+from tools._data import data_files, load_yaml
 from tools.errors import AdvisorError
 from tools.names import Entry, NameIndex
 from tools.notes import Note, note
@@ -32,6 +32,9 @@ class MoE(BaseModel):
         default=None, gt=0, le=DIM_MAX, description="defaults to the expert size"
     )
     first_dense_layers: int = Field(default=0, ge=0, le=1000, description="leading layers with a dense MLP (DeepSeek)")
+    layer_step: int = Field(
+        default=1, ge=1, le=1000, description="every n-th layer after the dense ones is MoE, the rest dense (Llama 4)"
+    )
 
 
 class MLA(BaseModel):
@@ -65,8 +68,17 @@ class ModelArch(BaseModel):
     name: str
     hf_repo: str | None = None
     family: str = "generic"
+    series: str | None = Field(
+        default=None, description="the generation within a family ('qwen2.5'): a size it lacks is scaled from it"
+    )
     released: str | None = None
     aliases: list[str] = Field(default_factory=list)
+    ollama: list[str] = Field(
+        default_factory=list, description="Ollama library tags for this model ('qwen2.5:7b'); their builds are Q4_K_M"
+    )
+    native_precision: str | None = Field(
+        default=None, description="the format the publisher ships the weights in when not bf16 (fp8, mxfp4)"
+    )
     num_layers: int = Field(gt=0, le=1000)
     hidden_size: int = Field(gt=0, le=DIM_MAX)
     num_attention_heads: int = Field(gt=0, le=COUNT_MAX)
@@ -86,6 +98,9 @@ class ModelArch(BaseModel):
     mla: MLA | None = None
     extra_params_b: float = Field(
         default=0.0, ge=0, le=COUNT_MAX, description="weights outside the decoder, e.g. a vision tower"
+    )
+    kv_layer_share: float = Field(
+        default=1.0, gt=0, le=1, description="share of layers with a KV cache (hybrid linear-attention models)"
     )
     official_params_b: float | None = None
     official_active_params_b: float | None = None
@@ -110,7 +125,9 @@ class ModelArch(BaseModel):
     # ---- structure -------------------------------------------------------------------------
     @property
     def moe_layers(self) -> int:
-        return 0 if self.moe is None else self.num_layers - self.moe.first_dense_layers
+        if self.moe is None:
+            return 0
+        return (self.num_layers - self.moe.first_dense_layers) // self.moe.layer_step
 
     @property
     def dense_layers(self) -> int:
@@ -243,15 +260,16 @@ class ModelArch(BaseModel):
         MLA caches the compressed latent plus the shared RoPE key; sliding-window layers keep at
         most `sliding_window` tokens, so their per-token share falls once the context exceeds it.
         """
+        layers = self.num_layers * self.kv_layer_share  # linear-attention layers keep a fixed-size state instead
         if self.mla:
-            return self.num_layers * (self.mla.kv_lora_rank + self.mla.qk_rope_head_dim)
+            return layers * (self.mla.kv_lora_rank + self.mla.qk_rope_head_dim)
         per_layer = 2 * self.num_key_value_heads * self.head_dim
         if self.sliding_window and context_tokens > self.sliding_window and self.sliding_window_layers:
-            local = self.num_layers * self.sliding_window_layers
-            global_ = self.num_layers - local
+            local = layers * self.sliding_window_layers
+            global_ = layers - local
             kept = self.sliding_window / context_tokens
             return per_layer * (global_ + local * kept)
-        return per_layer * self.num_layers
+        return per_layer * layers
 
     def summary(self) -> str:
         """One line: layers, attention, experts."""
@@ -282,11 +300,19 @@ class ModelArch(BaseModel):
 # ---- registry ------------------------------------------------------------------------------------
 
 
+MODELS_DIR = "models"  # knowledge/data/models/*.yaml: one file per publisher group
+
+
 @cache
 def registry() -> dict[str, ModelArch]:
-    """All models of knowledge/data/models.yaml by id."""
-    rows = load_yaml("models.yaml")["models"]
-    return {row["id"]: ModelArch(**row) for row in rows}
+    """All models of knowledge/data/models/*.yaml by id (files in name order, rows in file order)."""
+    out: dict[str, ModelArch] = {}
+    for name in data_files(MODELS_DIR, ".yaml"):
+        for row in load_yaml(name)["models"]:
+            if row["id"] in out:
+                raise ValueError(f"model id {row['id']!r} is defined twice ({name})")
+            out[row["id"]] = ModelArch(**row)
+    return out
 
 
 @cache

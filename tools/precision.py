@@ -20,7 +20,7 @@ class Precision(BaseModel):
     """A resolved weight format."""
 
     name: str
-    kind: Literal["float", "float8", "int", "gguf"]
+    kind: Literal["float", "float8", "float4", "int", "gguf"]
     bits: float  # nominal bits per quantized weight (GGUF: of the base block type)
     compute: str  # dtype the matmuls run in
     applies_to: Literal["all", "blocks", "gguf"]

@@ -17,6 +17,7 @@ from tools.advice import Condition, Persona
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
 from tools.notes import Note, note
+from tools.precision import resolve_precision
 from tools.prices import (
     Currency,
     bundled_prices,
@@ -25,7 +26,7 @@ from tools.prices import (
     used_price_range,
     used_purchase_price,
 )
-from tools.sizing import COUNTS, headroom_or_default, usable_gib
+from tools.sizing import COUNTS, engine_for, headroom_for, headroom_or_default, usable_gib
 from tools.speed import SpeedRequest, SpeedResult, estimate_speed
 from tools.tco import TcoRequest, calculate_tco
 from tools.vram import VramRequest, estimate_vram, shared_estimates
@@ -91,7 +92,7 @@ class RecommendRequest(BaseModel):
     utilization: float = Field(default=0.5, gt=0, le=1, description="Busy share of the month, when hours are not given")
     horizon_years: float = Field(default=3, gt=0, le=10, description="Period over which costs are compared")
     headroom: float | None = Field(
-        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free (default 0.1, tools/sizing.py)"
+        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free (default: the engine's, tools/sizing.py)"
     )
     limit: int = Field(default=8, ge=1, le=50, description="Options listed in `options`")
 
@@ -247,6 +248,7 @@ class _Context(BaseModel):
     max_gpus: int
     hours: float
     headroom: float
+    engine: str = "vllm"  # whose headroom the fit rule uses (tools/sizing.py engine_for)
     widened: bool = False  # the persona's fallback segments are in (nothing in its own fit the budget)
     sized: VramRequest | None = None  # the workload as sized (defaults applied)
 
@@ -723,7 +725,7 @@ def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[
         scope = "machine" if req.budget_includes_host else "gpus"
         out.append(note(f"budget_covers_{scope}", budget=req.budget, currency=req.currency))
     out += sized
-    out.append(note("fit_rule", headroom=ctx.headroom))
+    out.append(note("fit_rule", headroom=ctx.headroom, engine=ctx.engine))
     if ctx.max_gpus > 1:  # "一张卡": no option has several cards, so how they split work is not an assumption
         out.append(note("multi_gpu_layout"))
     out.append(note("rent_hours", hours=ctx.hours))
@@ -764,7 +766,9 @@ def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
         headroom=headroom_or_default(req.headroom),
     )
     sized, sized_notes = _sized_workload(req, persona)
-    ctx = ctx.model_copy(update={"sized": sized})
+    engine = engine_for(sized.engine, sized.mode, resolve_precision(sized.precision or "bf16").kind)
+    headroom = req.headroom if req.headroom is not None else headroom_for(engine)
+    ctx = ctx.model_copy(update={"sized": sized, "headroom": headroom, "engine": engine})
     options, considered, needs = _options(ctx, sized)
     if _widen(ctx, options):
         ctx = ctx.model_copy(update={"widened": True})

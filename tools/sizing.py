@@ -1,5 +1,9 @@
 """The one rule for "does it fit?" and "how many GPUs?": memory per GPU against usable memory minus headroom.
 
+The headroom depends on the engine the job runs under (llama.cpp / Ollama allocate what they need; vLLM
+keeps 10% of the card back by default; training loses some to fragmentation): `engine_for` names the engine
+a verdict assumes and `headroom_for` what it keeps free (knowledge/data/estimator_defaults.yaml).
+
 Every answer that says fits / does not fit or N GPUs — the chat, `fit_on_gpu`, `recommend_gpus`, the
 calculators tab, `estimate_vram` with a GPU — uses these functions, so they can never disagree.
 """
@@ -26,6 +30,36 @@ def default_headroom() -> float:
 
 def headroom_or_default(headroom: float | None) -> float:
     return default_headroom() if headroom is None else headroom
+
+
+@cache
+def _engines() -> dict[str, dict]:
+    return dict(load_yaml("estimator_defaults.yaml")["memory"]["headroom_by_engine"])
+
+
+def engine_key(name: str | None) -> str | None:
+    """The engine a typed name means ("Ollama" -> llama.cpp, "trt-llm" -> tensorrt-llm), or None."""
+    if not name:
+        return None
+    key = name.strip().lower()
+    return next((k for k, e in _engines().items() if key == k or key in e["aliases"]), None)
+
+
+def engine_for(engine: str | None, mode: str = "inference", precision_kind: str | None = None) -> str:
+    """The engine a fit verdict assumes: the one named, else llama.cpp for a GGUF file, the training loop for
+    training, vLLM for any other inference."""
+    named = engine_key(engine)
+    if named:
+        return named
+    if mode != "inference":
+        return "training"
+    return "llama.cpp" if precision_kind == "gguf" else "vllm"
+
+
+def headroom_for(engine: str) -> float:
+    """Share of each GPU `engine` keeps free beyond what the estimate counts."""
+    row = _engines().get(engine_key(engine) or "")
+    return float(row["headroom"]) if row else default_headroom()
 
 
 def usable_of(capacity_gib: float, headroom: float | None = None) -> float:
@@ -70,6 +104,7 @@ class GpuFit(BaseModel):
     capacity_gib: float = Field(description="Memory of one GPU the workload may use before headroom")
     usable_gib_per_gpu: float = Field(description="Capacity minus headroom: what 'fits' is measured against")
     headroom: float = Field(description="Share of memory kept free")
+    engine: str = Field(default="vllm", description="The engine whose headroom the verdict assumes")
     num_gpus: int = Field(description="GPUs asked about")
     per_gpu_gib: float = Field(description="Memory per GPU on num_gpus")
     fits: bool = Field(description="per_gpu_gib <= usable_gib_per_gpu")

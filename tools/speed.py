@@ -99,7 +99,12 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
     training = req.mode == "training"
     parallel = req.parallel or ("data" if training else "tensor")
     n = req.num_gpus
-    precision = resolve_precision(req.precision or ("nf4_dq" if training and req.method == "qlora" else "bf16"))
+    method = req.method if training else "inference"
+    named_format, format_notes = (None, []) if req.precision else req.weight_format(method)
+    assumptions += format_notes
+    precision = resolve_precision(
+        req.precision or named_format or ("nf4_dq" if training and req.method == "qlora" else "bf16")
+    )
     cfg = defaults()["speed"]
     compute = _compute_dtype(gpu, precision, warnings)
     tflops = gpu.tensor_tflops(compute) if compute != "fp32-vector" else gpu.fp32_tflops

@@ -24,7 +24,7 @@ from tools.precision import (
     weight_bits_by_group,
     weight_bytes,
 )
-from tools.sizing import GpuFit, headroom_or_default, smallest_count, usable_gib
+from tools.sizing import GpuFit, engine_for, headroom_for, smallest_count, usable_gib
 from tools.workload import ModelRef
 
 GIB = 2**30
@@ -104,7 +104,15 @@ class VramRequest(ModelRef):
         "num_gpus of them and how many it needs",
     )
     headroom: float | None = Field(
-        default=None, ge=0, lt=0.9, description="Share of GPU memory kept free when judging fit (default 0.1)"
+        default=None,
+        ge=0,
+        lt=0.9,
+        description="Share of GPU memory kept free when judging fit (default: what `engine` keeps free)",
+    )
+    engine: str | None = Field(
+        default=None,
+        description="Engine the job runs under, for the fit verdict's headroom: vllm, sglang, llama.cpp / ollama, "
+        "transformers, tensorrt-llm, lmdeploy (default: llama.cpp for GGUF, training for training, else vllm)",
     )
     chunked_cross_entropy: bool = Field(
         default=False,
@@ -197,7 +205,9 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
     from tools.catalog import resolve_gpu
 
     gpu, _ = resolve_gpu(req.gpu or "")
-    usable = usable_gib(gpu, req.headroom)
+    engine = engine_for(req.engine, req.mode, resolve_precision(result.precision).kind)
+    headroom = req.headroom if req.headroom is not None else headroom_for(engine)
+    usable = usable_gib(gpu, headroom)
 
     def per_gpu_at(n: int) -> float | None:
         if n == req.num_gpus:
@@ -214,7 +224,8 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         gpu_id=gpu.id,
         capacity_gib=round(gpu.usable_memory_gib, 2),
         usable_gib_per_gpu=round(usable, 2),
-        headroom=headroom_or_default(req.headroom),
+        headroom=headroom,
+        engine=engine,
         num_gpus=req.num_gpus,
         per_gpu_gib=result.per_gpu_gib,
         fits=result.per_gpu_gib <= usable + 1e-9,
@@ -238,7 +249,9 @@ def _estimate(req: VramRequest) -> VramResult:
     arch, assumptions = req.resolve()
     warnings: list[Note] = []
     training = req.mode != "inference"
-    precision = resolve_precision(req.precision or ("nf4_dq" if req.mode == "qlora" else "bf16"))
+    named_format, format_notes = (None, []) if req.precision else req.weight_format(req.mode)
+    assumptions += format_notes
+    precision = resolve_precision(req.precision or named_format or ("nf4_dq" if req.mode == "qlora" else "bf16"))
     _check_mode_precision(req.mode, precision)
     tp = req.tp or (req.num_gpus // req.pp if not training else 1)
     dp = req.num_gpus // (tp * req.pp)
@@ -260,7 +273,7 @@ def _estimate(req: VramRequest) -> VramResult:
     per_gpu = _per_gpu_gib(per_gpu, req, assumptions)
     per_gpu_total = sum(per_gpu.values())
     assumptions.append(note("vram_units"))
-    if arch.generic:
+    if arch.generic and req.params_b is not None:  # a named model's reading is stated by its own note
         warnings.append(note("cmp_generic_model", params_b=req.params_b or round(arch.params / 1e9, 1)))
     return VramResult(
         model=arch.name,

@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from tools.models import ModelArch, from_hf_config, generic_arch, load_config_file, resolve_model
+from tools.model_match import match_model
+from tools.models import ModelArch, from_hf_config, generic_arch, load_config_file
 from tools.notes import Note, note
 
 
@@ -34,9 +35,9 @@ class ModelRef(BaseModel):
         """Return the architecture and assumption notes that say how it was obtained."""
         notes: list[Note] = []
         if self.model:
-            arch, read_as = resolve_model(self.model)
-            if read_as:
-                notes.append(note("read_as", typed=self.model, name=arch.name))
+            match = match_model(self.model)
+            arch = match.arch
+            notes += match.name_notes()
         elif self.config_path:
             arch = load_config_file(self.config_path)
             notes.append(note("arch_config_file", path=self.config_path))
@@ -60,3 +61,20 @@ class ModelRef(BaseModel):
         if arch.moe:
             notes.append(note("arch_moe_resident", total=arch.params / 1e9, active=arch.active_params / 1e9))
         return arch, notes
+
+    def weight_format(self, mode: str, native: bool = True) -> tuple[str | None, list[Note]]:
+        """The weight format the model's name or publisher fixes when a request names none: "-AWQ", an Ollama
+        tag's default build, DeepSeek-V3's FP8 weights. Only inference runs in it (fine-tuning starts from
+        16-bit weights; QLoRA keeps a 4-bit integer base the name names). `native` False: only a format the
+        name itself carries (fit_on_gpu searches the formats for the best that fits otherwise)."""
+        if not self.model:
+            return None, []
+        match = match_model(self.model)
+        if match.precision is None or (match.precision_how == "native" and not native):
+            return None, []
+        from tools.precision import resolve_precision
+
+        kind = resolve_precision(match.precision).kind
+        if mode == "inference" or (mode == "qlora" and kind == "int"):
+            return match.precision, match.format_notes()
+        return None, []

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, Field, SerializeAsAny
 
-from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
 from tools.notes import Note
 
 if TYPE_CHECKING:

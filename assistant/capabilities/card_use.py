@@ -8,8 +8,8 @@ memory-bound, so a card with high bandwidth and little compute serves well and t
 
 from __future__ import annotations
 
-from assistant.planner.parse import ParsedQuery
 from assistant.strings import Writer
+from assistant.understanding import ParsedQuery
 from tools import advice
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError

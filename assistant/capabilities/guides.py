@@ -6,9 +6,9 @@ from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.citations import Citation, citations_from
-from assistant.planner.parse import looks_like_injection
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from assistant.understanding import looks_like_injection
 from knowledge.passage import SearchResult
 
 MAX_QUERY_CHARS = 500

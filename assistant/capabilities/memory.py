@@ -11,7 +11,8 @@ from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.notes import render_all
-from tools.sizing import default_headroom, fits_capacity
+from tools.precision import resolve_precision
+from tools.sizing import engine_for, fits_capacity, headroom_for
 from tools.vram import VramResult
 
 TOPICS = {  # retrieval words for a workload, by method (the fit capability shares them)
@@ -54,7 +55,9 @@ def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None) -> None
     """Fits / does not fit on the named GPU (and how many it needs), or on a card size the user named."""
     fit = r.fit
     if fit is not None:
-        shared: dict[str, Any] = dict(gpu=fit.gpu, vram=fit.capacity_gib, usable=fit.usable_gib_per_gpu)
+        shared: dict[str, Any] = dict(
+            gpu=fit.gpu, vram=fit.capacity_gib, usable=fit.usable_gib_per_gpu, engine=w.label("engine", fit.engine)
+        )
         if fit.fits:
             w.say("fits" if fit.num_gpus == 1 else "fits_n", n=fit.num_gpus, headroom=fit.headroom, **shared)
         elif fit.gpus_needed:
@@ -62,8 +65,11 @@ def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None) -> None
         else:
             w.say("not_fits", n=fit.num_gpus, **shared)
     elif capacity_gib:
-        fits = fits_capacity(r.per_gpu_gib, capacity_gib)
-        w.say("fits_capacity" if fits else "not_fits_capacity", vram=capacity_gib, headroom=default_headroom())
+        engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
+        headroom = headroom_for(engine)
+        fits = fits_capacity(r.per_gpu_gib, capacity_gib, headroom)
+        key = "fits_capacity" if fits else "not_fits_capacity"
+        w.say(key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine))
 
 
 def sized_lines(w: Writer, results: list[VramResult], capacity_gib: float | None = None) -> None:

@@ -10,11 +10,11 @@ from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.capabilities.card_use import extra_cards, use_lines
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.capabilities.workload import specs_args
-from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.strings import catalog as strings
 from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
 from tools.advice import reference_models
 from tools.gpu_search import GpuRow, GpuSpecsResult
 from tools.notes import money, note

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 from assistant.capabilities import REGISTRY, Capability, capability
 from assistant.capabilities.base import Outcome, Plan, Turn
 from assistant.citations import Citation
-from assistant.planner.parse import ParsedQuery
 from assistant.strings import Writer, catalog
 from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
 from tools.notes import Note
 
 

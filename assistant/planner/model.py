@@ -16,11 +16,11 @@ from pydantic import Field, PrivateAttr
 
 from assistant.capabilities.base import Outcome, ToolCall, call_id, owner_from_id
 from assistant.planner.compose import compose
-from assistant.planner.parse import ParsedQuery
-from assistant.planner.parse import parse as _parse_text
 from assistant.planner.plan import make_plan, merge, second_round
 from assistant.scenario import Scenario, scenario_from_messages
 from assistant.toolset import typed_result
+from assistant.understanding import ParsedQuery
+from assistant.understanding import parse as _parse_text
 
 
 def _text(message: BaseMessage) -> str:

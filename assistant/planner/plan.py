@@ -11,9 +11,9 @@ from assistant.capabilities import capability
 from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
-from assistant.planner.parse import ParsedQuery
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
 from tools.advice import concurrent_from_users, concurrent_share, image_generation_min_gib
 from tools.notes import note
 from tools.prices import tco_defaults

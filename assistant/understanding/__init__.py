@@ -1,0 +1,124 @@
+"""Understanding one user message (Chinese or English, as people type it): the slots the planner needs.
+
+All wording lives in knowledge/data/lexicon.yaml; this package holds the extraction order and logic, one
+module per thing read (models, hardware, money_time, workload, claims, requirements, intents) over the
+compiled lexicon (lexicon, patterns), the message being read (text, numbers) and the
+result (query). Slots are read in a fixed order and every span a slot uses is masked, so later slots never
+read it again: "4090" taken as a GPU is not a budget, "7B" inside "Qwen2.5-7B" is not a bare size, "8k"
+read as a context length is not eight thousand yuan. Names resolve through the calculators' own resolvers
+(tools.models.resolve_model, tools.catalog.resolve_gpu), so every id here is one the tools accept.
+
+`parse` never raises: any input (empty, binary noise, huge numbers) gives a ParsedQuery, with
+`unparsed=True` when nothing usable was found. This package sits below the planner and the capabilities:
+it imports only assistant.language and tools.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from assistant.language import detect_language
+from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
+from assistant.understanding.hardware import _catalog_vram, _general_count, _gpus, _min_vram, _stated_capacity
+from assistant.understanding.intents import _intents, _is_followup
+from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
+from assistant.understanding.models import _models
+from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
+from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
+from assistant.understanding.requirements import _drop_feature_precision, _precisions_mentioned, _requirements
+from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text
+from assistant.understanding.workload import (
+    _bare_k_context,
+    _batch,
+    _context,
+    _kv_dtype,
+    _params,
+    _precision,
+    _preferences,
+    _training_options,
+    _workload_words,
+)
+
+__all__ = [
+    "Claim",
+    "Intent",
+    "Mode",
+    "ParsedQuery",
+    "lexicon_pattern",
+    "lexicon_raw",
+    "looks_like_injection",
+    "parse",
+    "persona_in",
+]
+
+
+def parse(text: Any) -> ParsedQuery:
+    """Parse one user message into slots; never raises."""
+    try:
+        return _parse(text)
+    except Exception:  # a parser bug must not end a chat turn: the planner then asks the user
+        try:
+            clean = _clean(text)
+            return ParsedQuery(text=clean, language=detect_language(clean), unparsed=True)
+        except Exception:
+            return ParsedQuery(text="", language="en", unparsed=True)
+
+
+def looks_like_injection(text: str) -> bool:
+    """Whether text (a message or a retrieved passage) tries to give the assistant instructions."""
+    norm = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", str(text)[: 4 * _MAX_CHARS]))
+    return bool(_lex().rx["injection"].search(norm))
+
+
+def _parse(text: Any) -> ParsedQuery:
+    """The parse proper: raises on a bug (the tests call it directly so no bug hides behind `parse`)."""
+    original = _clean(text)
+    norm = unicodedata.normalize("NFKC", original[: 4 * _MAX_CHARS])
+    norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
+    # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
+    norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
+    st = _State(t=_Text(norm), q=ParsedQuery(text=original, language=detect_language(norm)))
+    st.q.injection = bool(_lex().rx["injection"].search(norm))
+    # Spans first, most specific first; each step masks what it used (a few only read).
+    for step in (
+        _kv_dtype,
+        _precision,
+        _models,
+        _gpus,
+        _quoted_numbers,
+        _electricity,
+        _per_hour_price,
+        _hours,
+        _horizon,
+        _context,
+        _batch,
+        _params,
+        _stated_capacity,
+        _min_vram,
+        _catalog_vram,
+        _money,
+        _general_count,
+        _bare_k_context,
+    ):
+        step(st)
+    st.names_masked = _names_masked(st)
+    # Then words over the whole message.
+    _workload_words(st)
+    _training_options(st)
+    _preferences(st)
+    _topics(st)
+    _concepts(st)
+    _cues(st)
+    st.q.is_followup = _is_followup(st)
+    _requirements(st)  # before the intents: a stated requirement alone is a catalog question
+    if st.q.require_fp8 is False and st.q.precision == "fp8":
+        # "不用 FP8，用 BF16": the precision not to use is no precision; the next one named is
+        st.q.precision = next((p for p in st.precision_order if p != "fp8"), None)
+    _intents(st)
+    _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
+    _drop_feature_precision(st)
+    _precisions_mentioned(st)
+    st.q.unparsed = not st.q.intents and not st.q.has_slots()
+    return st.q

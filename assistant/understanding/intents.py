@@ -1,0 +1,154 @@
+"""Which question types a message asks (most likely first), and whether it is a bare follow-up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.text import _State
+
+
+@dataclass
+class _Seen:
+    """What the slots say, as the intent rules read it."""
+
+    end: int  # the position of an intent no keyword placed: after every placed one
+    has_model: bool
+    has_gpu: bool
+    n_gpus: int
+
+
+def _intents(st: _State) -> None:
+    """Intents from keywords plus the rules for the intents in _RULED_INTENTS; most likely first."""
+    lex, q = _lex(), st.q
+    text = st.words_text or st.t.text
+    pos = {name: m.start() for name, rx in lex.intent_rx.items() if (m := rx.search(text))}
+    seen = _Seen(
+        end=len(text) + 1,
+        has_model=bool(q.model or q.params_b or q.unknown_model),
+        has_gpu=bool(q.gpu_mentions or q.unknown_gpu),
+        n_gpus=len(q.gpu_mentions) + (1 if q.unknown_gpu else 0),
+    )
+    out = _sizing_intents(st, pos, seen)
+    for key, name in lex.generic_intents:
+        if key in pos:
+            out[name] = pos[key]
+    _info_intents(st, pos, out, seen)
+    _compare_intent(st, pos, out, seen)
+    if seen.has_gpu and (q.asks_availability or q.asks_training_fit) and "compare" not in out:
+        # "国内还能买到 H100 吗？想做训练该买什么": the card's market and what it is good for answer it
+        out["gpu_info"] = min(out.get("gpu_info", seen.end), 0)
+        if not (q.budget or seen.has_model):
+            out.pop("recommend", None)
+    if q.buy_or_rent == "compare" or q.electricity_price or q.cloud_price_per_hour:
+        out.setdefault("cost", seen.end)
+    _concept_intent(st, pos, out, seen, text)
+    if not out and not q.is_followup:
+        out.update(_default_intents(st, seen))
+    if not q.has_slots() and not lex.rx["domain"].search(text) and "out_of_scope" in pos:
+        out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
+    elif not out and not q.has_slots() and "help" in pos:
+        out["help"] = pos["help"]
+    if q.is_followup and not _explicit_intent(pos):
+        out = {}  # a bare follow-up ("那用两张卡呢"): the planner keeps the previous turn's intents
+    q.intents = sorted(out, key=lambda k: out[k])
+
+
+def _sizing_intents(st: _State, pos: dict[str, int], seen: _Seen) -> dict[str, int]:
+    """memory and fit: "how many H100s", "能跑吗" on a named GPU, "4090 显存多大" (a spec question)."""
+    q, end = st.q, seen.end
+    out: dict[str, int] = {}
+    if st.how_many_gpus is not None:
+        out["memory"] = st.how_many_gpus  # "how many H100s" sizes the job
+    if "fit" in pos:
+        if seen.has_gpu:
+            out["fit"] = pos["fit"]  # "能跑吗" on a named GPU
+        elif seen.has_model or q.mode or q.fine_tune_unspecified:
+            out["memory"] = min(out.get("memory", end), pos["fit"])
+    if "memory" in pos and q.min_vram_gib and not seen.has_model:
+        pos.pop("memory")  # "48G 以上显存的卡" filters the catalog
+    if "memory" in pos and "fit" not in out:
+        if seen.has_gpu and not seen.has_model and st.how_many_gpus is None and not q.mode:
+            out["gpu_info"] = pos["memory"]  # "4090 显存多大" asks about the card
+            if "vram" not in q.asks:
+                q.asks.append("vram")
+        else:
+            out["memory"] = min(out.get("memory", end), pos["memory"])
+    return out
+
+
+def _info_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """gpu_info: a spec question about a named GPU, or an ask/claim about one."""
+    q = st.q
+    if "gpu_info" in pos and seen.has_gpu:
+        out["gpu_info"] = min(out.get("gpu_info", seen.end), pos["gpu_info"])
+    if (q.asks or q.claims) and seen.has_gpu:
+        out.setdefault("gpu_info", seen.end)
+    if "catalog" in out and seen.has_gpu and not q.min_vram_gib:
+        out.setdefault("gpu_info", out.pop("catalog"))  # "有哪些" about a named GPU is a spec question
+
+
+def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """compare: two GPUs with a compare word (or alone), or a strong compare word over two models/methods."""
+    strong, weak = pos.get("compare_strong"), pos.get("compare_weak")
+    several = max(st.models_found, len(st.modes_found - {"inference"}), len(st.precisions_found)) >= 2
+    pc_or_card = seen.n_gpus + (1 if st.q.pc_alternative else 0)  # "Mac Studio vs a PC": a PC is the other side
+    if pc_or_card >= 2 and (strong is not None or weak is not None):
+        out["compare"] = min(p for p in (strong, weak) if p is not None)
+        out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
+    elif strong is not None and several:
+        out["compare"] = strong  # "LoRA vs 全参", "Llama 70B vs Qwen 72B"
+    elif weak is not None and _two_ways(st):
+        out["compare"] = weak  # "lora or qlora?", "用 q4_k_m 还是 q8_0": choosing between two ways to run it
+        out.pop("memory", None)
+        out.pop("fit", None)
+    elif seen.n_gpus >= 2 and not out:
+        out["compare"] = seen.end
+
+
+def _two_ways(st: _State) -> bool:
+    """Two fine-tuning methods or two formats to run in, with no GPU or model choice in the question."""
+    formats = st.precisions_found - set(st.q.asks) - {c.topic for c in st.q.claims}
+    return len(st.modes_found - {"inference"}) >= 2 or len(formats) >= 2
+
+
+def _concept_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen, text: str) -> None:
+    """concept: "why", "explain" in a domain message; "what is X" only when X is a concept."""
+    q = st.q
+    domain = bool(seen.has_model or seen.has_gpu or q.concept_terms or out or _lex().rx["domain"].search(text))
+    if pos.get("concept_strong") is not None and domain:
+        out["concept"] = pos["concept_strong"]
+    elif pos.get("concept_weak") is not None and q.concept_terms and not out and not (seen.has_gpu and q.asks):
+        out["concept"] = pos["concept_weak"]  # "what is NVLink", not "what is the H100's bandwidth"
+
+
+def _explicit_intent(pos: dict[str, int]) -> bool:
+    return any(name not in ("help", "out_of_scope", "compare_weak", "concept_weak") for name in pos)
+
+
+def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
+    """Intents for a message that names things but asks nothing explicit ("Qwen2.5-7B LoRA")."""
+    q = st.q
+    workload = (q.mode, q.fine_tune_unspecified, q.pretrain, q.precision, q.kv_dtype, q.context_tokens, q.batch)
+    rules = (
+        (seen.has_model and seen.has_gpu, "fit"),
+        (q.budget or q.monthly_budget, "recommend"),  # "预算 50 万，部署 Qwen2.5-32B": which hardware for the money
+        (seen.has_model and q.persona in ("team", "company"), "recommend"),  # "公司 300 人要用 72B，要稳定"
+        (seen.has_model, "memory"),
+        (seen.has_gpu, "gpu_info"),
+        (q.buy_or_rent or q.hours_per_day or q.horizon_years or q.gpu_price, "cost"),
+        (q.min_vram_gib or q.require_nvlink or q.require_ecc or q.require_fp8 or q.require_mig, "catalog"),
+        (any(workload), "memory"),
+        (q.concept_terms, "concept"),
+    )
+    return next(({name: seen.end} for said, name in rules if said), {})
+
+
+def _is_followup(st: _State) -> bool:
+    rx, text = _lex().rx, st.t.text
+    if rx["follow_strong"].search(text):
+        return True
+    if rx["follow_weak"].search(text):
+        pos = {name: 0 for name, r in _lex().intent_rx.items() if r.search(text)}
+        return not _explicit_intent(pos) and not (st.q.model or st.q.unknown_model)
+    return False

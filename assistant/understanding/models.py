@@ -1,0 +1,102 @@
+"""Model names: families the lexicon lists ("Qwen2.5-7B", "千问2.5 7B"), model-looking names, their sizes.
+
+Names resolve through tools.model_match.match_model (cached: the same spans recur across a conversation):
+any name with a size or a family is computable, and `model_how` says how it was read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.text import _MAX_SPANS, _State
+from tools.errors import AdvisorError
+from tools.model_match import likely_models, match_model
+
+
+@dataclass(frozen=True)
+class _ModelHit:
+    model: str | None  # a name every tool accepts: the registry id, or the name as typed when it was scaled
+    how: str | None = None  # tools.model_match How: registry, read_as, ollama, scaled, generic, generic_moe
+    note: str | None = None
+    precision: str | None = None  # the weight format the name carries ("-AWQ", an Ollama tag's default build)
+    suggestions: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=4096)
+def _resolve_model_name(name: str) -> _ModelHit:
+    """Any model name: the registry, the family's shape at the typed size, a generic decoder of that size
+    (tools.model_match); only a name with neither size nor family stays unknown, with the likeliest models."""
+    try:
+        m = match_model(name)
+    except AdvisorError as exc:
+        return _ModelHit(None, suggestions=tuple(getattr(exc, "suggestions", None) or likely_models(name)))
+    model = m.arch.id if m.how in ("registry", "read_as", "ollama") else m.typed
+    precision = m.precision if m.precision_how in ("name", "nearest", "ollama_default") else None
+    read_as = f"'{name}' was read as {m.arch.name}" if m.how == "read_as" else None
+    return _ModelHit(model, m.how, read_as, precision)
+
+
+_Mention = tuple[int, int, str, str]  # start, end, the span as typed, the name to resolve
+
+
+def _family_mentions(st: _State) -> list[_Mention]:
+    """Model names that start with a known family word ("Qwen2.5-7B", "千问2.5 7B", "llama")."""
+    lex = _lex()
+    mentions: list[_Mention] = []
+    for m in itertools.islice(lex.rx["model"].finditer(st.t.view), _MAX_SPANS):
+        fam_text, rest = m.group("fam"), m.group("rest") or ""
+        to, bare = next(((to, bare) for rx, to, bare in lex.families if rx.match(fam_text)), (fam_text, False))
+        if not re.search(r"\d", rest) and not bare:
+            continue  # "opt", "phi", "yi" alone are words, not model names
+        span = m.group(0).strip()
+        query = span if fam_text.isascii() else span.replace(fam_text, to, 1)  # "千问2.5-7B" -> "qwen2.5-7B"
+        for zh, en in lex.raw["models"]["zh_name_words"].items():
+            query = query.replace(zh, en)
+        mentions.append((m.start(), m.start() + len(span), span, query))
+    return mentions
+
+
+def _generic_mentions(st: _State, taken: list[_Mention]) -> list[_Mention]:
+    """Model-looking names of families the lexicon does not list ("Foo-13B", "8x7b")."""
+    lex = _lex()
+    mentions: list[_Mention] = []
+    for name in ("model_generic", "moe_size"):
+        for m in itertools.islice(lex.rx[name].finditer(st.t.view), _MAX_SPANS):
+            if any(s < m.end() and m.start() < e for s, e, _, _ in [*taken, *mentions]):
+                continue
+            if name == "model_generic" and lex.rx["not_model"].match(re.split(r"[-_.]", m.group(0))[0]):
+                continue
+            mentions.append((m.start(), m.end(), m.group(0), m.group(0)))
+    return mentions
+
+
+def _models(st: _State) -> None:
+    mentions = _family_mentions(st)
+    mentions += _generic_mentions(st, mentions)
+    q, names = st.q, []
+    for start, end, span, query in sorted(mentions):
+        st.name_spans.append((start, end))
+        st.t.take(start, end)
+        st.models_found += 1
+        hit = _resolve_model_name(query)
+        if hit.model:
+            names.append(hit.model)
+            if q.model is None:
+                q.model, q.model_mention, q.model_how = hit.model, span, hit.how
+                q.notes += [hit.note] if hit.note else []
+                q.model_precision = hit.precision
+                if hit.precision and q.precision is None:  # "Qwen2-72B-Instruct-AWQ", "deepseek-r1:32b" (Q4_K_M)
+                    q.precision = hit.precision
+                    st.precisions_found.add(hit.precision)
+                    st.precision_order.append(hit.precision)
+        elif q.unknown_model is None:
+            q.unknown_model = span
+            q.model_suggestions = list(hit.suggestions)
+            q.model_mention = q.model_mention or span
+    q.models_mentioned = list(dict.fromkeys(names))
+    if q.model:
+        q.params_b = None

@@ -1,0 +1,162 @@
+"""Money and time: electricity price, per-hour rental price, busy hours, horizon, budgets and GPU prices."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.language import currency_for
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.numbers import _currency_of, _in_range, _number
+from assistant.understanding.text import _State
+
+
+def _electricity(st: _State) -> None:
+    lex = _lex()
+    units = lex.raw["electricity"]["units"]
+    for name in ("elec_words", "elec_per_unit"):
+        for m in lex.rx[name].finditer(st.t.view):
+            value = _number(m.group("v"))
+            unit = next((u for u in units if u.lower() == (m.group("cur") or "").lower()), None)
+            scale, currency = units[unit] if unit else (1, None)
+            if value is None or not _in_range(value * scale, 0, 10):
+                continue
+            st.q.electricity_price = round(value * scale, 4)
+            st.money_currency = st.money_currency or currency or {"$": "USD", "¥": "CNY"}.get(m.group("pre") or "")
+            st.t.take(m.start(), m.end())
+            return
+
+
+def _amount(m: re.Match[str]) -> float | None:
+    """The amount of a money match: "1.5万" 15000, "$3k" 3000, "1万5" 15000, "一万五" 15000."""
+    value = _number(m.group("num"))
+    if value is None:
+        return None
+    multipliers = _lex().raw["numerals"]["amount_units"]
+    unit = (m.group("unit") or "").lower()
+    if unit:
+        value *= multipliers[unit]
+    tail = m.group("tail")
+    if tail and unit in ("万", "w", "千", "k"):
+        value += (_number(tail) or 0) * multipliers[unit] / 10
+    elif tail:
+        return None
+    return value
+
+
+def _per_hour_price(st: _State) -> None:
+    lex = _lex()
+    for m in lex.rx["money"].finditer(st.t.view):
+        if not (m.group("pre") or m.group("post")):
+            continue
+        before = st.t.view[max(0, m.start() - 8) : m.start()]
+        if lex.rx["per_hour"].match(st.t.view[m.end() :]) or lex.rx["per_hour_before"].search(before):
+            value = _amount(m)
+            if _in_range(value, 0, 10_000):
+                st.q.cloud_price_per_hour = value
+                st.money_currency = st.money_currency or _currency_of(m.group("pre") or m.group("post"))
+                st.t.take(m.start(), m.end())
+                return
+
+
+def _hours(st: _State) -> None:
+    """Busy hours: "24/7", "每天 8 小时", "3-4 hours a day", "一个月大概用 100 个小时" (before the horizon reads
+    "一个月" as a period)."""
+    lex = _lex()
+    m = lex.rx["always"].search(st.t.view)
+    if m:
+        st.q.hours_per_day = 24.0
+        st.t.take(m.start(), m.end())
+        return
+    st.q.hours_per_month = _hours_in(st, ("hours_month_first", "hours_hours_first_month"), 744)
+    if st.q.hours_per_month is None:
+        st.q.hours_per_day = _hours_in(st, ("hours_day_first", "hours_hours_first"), 24)
+
+
+def _hours_in(st: _State, patterns: tuple[str, ...], most: float) -> float | None:
+    """The first hour count (a range's middle) the patterns find, masked once read."""
+    for name in patterns:
+        for m in _lex().rx[name].finditer(st.t.view):
+            low = _number(m.group("v"))
+            high = _number(m.group("v2")) if m.group("v2") else low
+            value = _in_range((low + high) / 2 if low is not None and high is not None else None, 0, most)
+            if value is not None:
+                st.t.take(m.start(), m.end())
+                return value
+    return None
+
+
+def _horizon(st: _State) -> None:
+    lex = _lex()
+    for m in lex.rx["years"].finditer(st.t.view):
+        value = _number(m.group("v"))
+        if value is not None and m.group("half"):
+            value += 0.5
+        if _in_range(value, 0, 30):
+            st.q.horizon_years = value
+            st.t.take(m.start(), m.end())
+            return
+    for m in lex.rx["months"].finditer(st.t.view):
+        if lex.rx["per_before_months"].search(st.t.view[max(0, m.start() - 4) : m.start()]):
+            continue
+        value = _in_range(_number(m.group("v")), 0, 360)
+        if value is not None:
+            st.q.horizon_years = round(value / 12, 3)
+            st.t.take(m.start(), m.end())
+            return
+    m = lex.rx["one_year"].search(st.t.view)
+    if m:  # "for a year": a horizon with no numeral
+        st.q.horizon_years = 1.0
+        st.t.take(m.start(), m.end())
+
+
+def _money(st: _State) -> None:
+    """Budgets ("预算2万", "$3k", "15000元"), monthly budgets and stated GPU prices."""
+    lex, q = _lex(), st.q
+    view = st.t.view
+    for m in lex.rx["money"].finditer(view):
+        if not m.group("num") or not st.t.is_free(m.start("num"), m.end("num")):
+            continue
+        unit = _money_unit(m)
+        token = m.group("pre") or m.group("post")
+        value = _amount(m) if _is_money(st, m, unit) else None
+        if not _in_range(value, 0, 1e12):
+            continue
+        st.t.take(m.start(), m.end())
+        after = view[m.end() : m.end() + 12]
+        if lex.rx["price_of"].search(view[max(0, m.start() - 30) : m.start()]):
+            q.gpu_price = value if q.gpu_price is None else q.gpu_price
+        elif lex.rx["monthly_before"].search(view[max(0, m.start() - 24) : m.start()]) or (
+            lex.rx["monthly_after"].match(after)
+        ):
+            q.monthly_budget = value if q.monthly_budget is None else q.monthly_budget
+        elif q.budget is None:
+            q.budget = value  # a range "1.5-2万" counts as its upper end
+        st.money_currency = st.money_currency or _currency_of(token) or ("CNY" if unit in ("万", "千") else None)
+    amounts = (q.budget, q.monthly_budget, q.electricity_price, q.gpu_price, q.cloud_price_per_hour)
+    if any(a is not None for a in amounts):
+        q.currency = st.money_currency or currency_for(q.language)
+
+
+def _money_unit(m: re.Match[str]) -> str:
+    unit = (m.group("unit") or "").lower()
+    if not unit and re.search("[万千]", m.group("num")):
+        unit = "万" if "万" in m.group("num") else "千"  # "一万五", "三千": the unit is inside the numeral
+    return unit
+
+
+def _is_money(st: _State, m: re.Match[str], unit: str) -> bool:
+    """Whether a number is an amount of money: a currency, a budget word, or a money unit in money context."""
+    lex, view = _lex(), st.t.view
+    post = m.group("post")
+    token = m.group("pre") or post
+    after = view[m.end() : m.end() + 12]
+    keyword = bool(lex.rx["budget_before"].search(view[max(0, m.start() - 14) : m.start()]))
+    if post and post.strip() == "块" and not unit and (_number(m.group("num")) or 0) < 100 and not keyword:
+        return False  # "四块" counts cards
+    if unit == "w" and st.q.language == "en" and not token:
+        return False  # "300W" in English is watts
+    if token or keyword:
+        return True
+    if unit in ("万", "千"):
+        return bool(lex.rx["unit_only_after"].match(after))  # "10万条数据" is not money
+    return unit in ("w", "k") and bool(lex.rx["budget_after"].match(after))

@@ -1,0 +1,63 @@
+"""Features wanted or ruled out (NVLink, ECC, FP8, MIG), and a feature named is no precision to run in."""
+
+from __future__ import annotations
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.text import _State
+
+
+def _requirements(st: _State) -> None:
+    """NVLink / ECC / FP8 / MIG wanted (True) or explicitly not wanted (False); None where not said."""
+    q = st.q
+    said = {topic: _requirement(st, topic) for topic in ("nvlink", "ecc", "fp8", "mig")}
+    # what an earlier pass read stays: the pass after the intents only fills what is still open
+    q.require_nvlink = said["nvlink"] if q.require_nvlink is None else q.require_nvlink
+    q.require_ecc = said["ecc"] if q.require_ecc is None else q.require_ecc
+    q.require_fp8 = said["fp8"] if q.require_fp8 is None else q.require_fp8
+    q.require_mig = said["mig"] if q.require_mig is None else q.require_mig
+
+
+def _requirement(st: _State, topic: str) -> bool | None:
+    """One feature: after a require word ("需要支持 NVLink"), or in a listing question; negated, never wanted."""
+    lex, q = _lex(), st.q
+    if topic in {c.topic for c in q.claims} or (topic in q.asks and q.gpu_mentions):
+        return None  # a question or claim about a named GPU, not a requirement
+    rx, text = lex.rx, st.names_masked
+    wanted = None
+    for m in lex.topics[topic].finditer(text):
+        before = rx["not_negation"].sub(" ", text[max(0, m.start() - 40) : m.start()])  # "有没有 ECC" asks
+        if rx["require_must"].search(before):
+            wanted = True  # "不能没有 ECC"
+        elif rx["require_negated"].search(before) or rx["require_negated_after"].match(text[m.end() : m.end() + 40]):
+            return False  # "不需要 FP8", "no NVLink needed", "ECC 不是必须的"
+        elif wanted is None and _wanted(st, topic, before, taken=not st.t.is_free(m.start(), m.end())):
+            wanted = True
+    return wanted
+
+
+def _wanted(st: _State, topic: str, before: str, taken: bool) -> bool:
+    lex, q = _lex(), st.q
+    listing = bool({"catalog", "recommend"} & set(q.intents))
+    if topic in lex.raw["format_topics"] and taken and not lex.rx["support"].search(before):
+        # "70B with FP8", "an fp8 kv cache": read as the precision to run in, unless GPUs are being listed
+        return "catalog" in q.intents
+    return listing or bool(lex.rx["require"].search(before))
+
+
+def _drop_feature_precision(st: _State) -> None:
+    """In "4090 支持 BF16 吗" BF16 is a feature asked about, not the precision to compute with."""
+    q = st.q
+    features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
+    if q.precision in features and not {"memory", "speed", "fit", "recommend"} & set(q.intents):
+        q.precision = None
+
+
+def _precisions_mentioned(st: _State) -> None:
+    """Every format named to run in ("FP8 vs BF16"): not one ruled out ("不用 FP8"), nor features asked about."""
+    q = st.q
+    ruled_out = {"fp8"} if q.require_fp8 is False else set()
+    named = [p for p in dict.fromkeys(st.precision_order) if p not in ruled_out]
+    if q.precision is None:  # "4090 支持 BF16 吗": the formats named were features, not formats to run in
+        features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
+        named = [p for p in named if p not in features]
+    q.precisions_mentioned = named

@@ -1,0 +1,109 @@
+"""The message being read: the masked text, the parse state the extractors share, and its clauses."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.patterns import _MASK
+from assistant.understanding.query import ParsedQuery
+
+_MAX_CHARS = 2000  # longer messages are parsed on their first 2,000 characters (keeps parsing bounded)
+_MAX_SPANS = 64  # names read per message (a pasted list of 400 GPUs is not a question about each)
+# Clauses: a question mark or "吧" applies to its own clause ("I have 2x 3090 with NVLink, can I ...?")
+_SENTENCE = re.compile(r"[^。！？!?；;\n,，]+[。！？!?；;\n,，]*")
+
+
+class _Text:
+    """The message with a mask: characters a slot has used are hidden from later slots."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._chars = list(text)
+        self._view: str | None = text
+
+    @property
+    def view(self) -> str:
+        if self._view is None:
+            self._view = "".join(self._chars)
+        return self._view
+
+    def take(self, start: int, end: int) -> None:
+        start, end = max(0, start), min(end, len(self._chars))
+        if start < end:
+            self._chars[start:end] = _MASK * (end - start)
+            self._view = None
+
+    def is_free(self, start: int, end: int) -> bool:
+        return _MASK not in self.view[start:end]
+
+
+def _clean(text: Any) -> str:
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    return text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates cannot be serialised
+
+
+@dataclass
+class _GpuSpan:
+    start: int
+    end: int
+    text: str
+    value: str | None
+    count: int | None = None
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass
+class _State:
+    t: _Text
+    q: ParsedQuery
+    gpus: list[_GpuSpan] = field(default_factory=list)
+    name_spans: list[tuple[int, int]] = field(default_factory=list)  # model and GPU names
+    names_masked: str = ""  # the message with model and GPU names masked, once the spans are read
+    words_text: str = ""  # the message with negated places masked ("不用云" is no cloud word)
+    models_found: int = 0
+    precisions_found: set[str] = field(default_factory=set)
+    precision_order: list[str] = field(default_factory=list)  # as named, first first
+    modes_found: set[str] = field(default_factory=set)
+    money_currency: str | None = None
+    how_many_gpus: int | None = None  # where "how many H100s" / "需要几张" is
+
+
+def _mask(text: str, rx: re.Pattern[str]) -> tuple[str, bool]:
+    """The text with every match of rx masked, and whether there was one."""
+    masked = rx.sub(lambda m: _MASK * len(m.group(0)), text)
+    return masked, masked != text
+
+
+def _names_masked(st: _State) -> str:
+    """The message with model and GPU names masked ("H100 PCIe" is a name, not a question about PCIe)."""
+    chars = list(st.t.text)
+    for start, end in st.name_spans:
+        chars[start:end] = _MASK * (end - start)
+    return "".join(chars)
+
+
+@dataclass
+class _Clause:
+    """One clause of the message: a question mark or "吧" applies to its own clause only."""
+
+    start: int
+    end: int
+    text: str
+    is_question: bool
+    presumptive: bool  # "…吧", "right?": a belief, not a question
+    gpus: list[_GpuSpan]
+
+
+def _clauses(st: _State) -> list[_Clause]:
+    rx = _lex().rx
+    out = []
+    for sm in _SENTENCE.finditer(st.names_masked):
+        sentence = sm.group(0)
+        gpus = [g for g in st.gpus if sm.start() <= g.start < sm.end() and g.value]
+        is_q, presumptive = bool(rx["question"].search(sentence)), bool(rx["presumptive"].search(sentence))
+        out.append(_Clause(sm.start(), sm.end(), sentence, is_q, presumptive, gpus))
+    return out

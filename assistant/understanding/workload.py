@@ -1,0 +1,215 @@
+"""The job: precision, KV-cache dtype, context, batch and users, parameter count, method, training options,
+and where and how it runs (buy or rent, local or cloud, preferences, who asks)."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.numbers import _in_range, _number
+from assistant.understanding.text import _mask, _State
+from tools.errors import AdvisorError
+from tools.precision import normalize_kv_dtype, resolve_precision
+
+
+def _kv_dtype(st: _State) -> None:
+    lex = _lex()
+    m = lex.rx["kv"].search(st.t.view)
+    if not m:
+        return
+    group = "a" if m.group("a") else "b"
+    typed = re.sub(r"\s+", " ", m.group(group).lower())
+    dtype = lex.kv_dtypes.get(typed) or lex.kv_dtypes.get(typed.replace(" ", ""))
+    if dtype:
+        st.q.kv_dtype = normalize_kv_dtype(dtype)
+        st.t.take(m.start(group), m.end(group))
+
+
+def _precision(st: _State) -> None:
+    found: list[tuple[int, int, int, str]] = []
+    for order, (name, rx) in enumerate(_lex().precisions):
+        for m in rx.finditer(st.t.view):
+            value = m.group(0).lower().replace("-", "_") if name == "gguf" else name
+            try:
+                resolve_precision(value)
+            except AdvisorError:
+                continue
+            found.append((m.start(), order, m.end(), value))
+    if not found:
+        return
+    found.sort()
+    st.q.precision = found[0][3]  # the first one mentioned
+    for start, _, end, value in found:
+        st.precisions_found.add(value)
+        st.precision_order.append(value)
+        st.t.take(start, end)
+
+
+def _context_value(m: re.Match[str]) -> int | None:
+    value = _number(m.group("v"))
+    if value is None:
+        return None
+    value *= {"k": 1024, "m": 1024 * 1024}.get((m.groupdict().get("k") or "").lower(), 1)
+    return int(value) if 16 <= value <= 100_000_000 else None
+
+
+def _context(st: _State) -> None:
+    rx = _lex().rx
+    for name in ("ctx_number_first", "ctx_word_first"):
+        for m in rx[name].finditer(st.t.view):
+            if rx["ctx_output"].search(st.t.view[max(0, m.start() - 16) : m.start()]):
+                continue  # "生成 500 tokens" is an output length
+            if m.groupdict().get("tok") and not m.group("k") and (_number(m.group("v")) or 0) < 128:
+                continue  # "50 tokens" is not a context length
+            value = _context_value(m)
+            if value:
+                st.q.context_tokens = value
+                st.t.take(m.start(), m.end())
+                return
+    for m in rx["ctx_wan"].finditer(st.t.view):
+        value = _in_range(_number(m.group("v")), 0, 10_000)
+        if value:
+            st.q.context_tokens = int(value * 10_000)
+            st.t.take(m.start(), m.end())
+            return
+
+
+def _bare_k_context(st: _State) -> None:
+    """A lone "32k" left after money and sizes is a context length ("那 32k 呢")."""
+    if st.q.context_tokens:
+        return
+    m = _lex().rx["ctx_bare_k"].search(st.t.view)
+    if m:
+        st.q.context_tokens = _context_value(m)
+        st.t.take(m.start(), m.end())
+
+
+def _batch(st: _State) -> None:
+    """Concurrent sequences ("50 concurrent users", "batch 8"), else named users ("300 staff")."""
+    lex = _lex()
+    st.q.batch = _count_in(st, lex.batch)
+    if st.q.batch is None and lex.ambiguous_users is not None:
+        users = _count_in(st, [lex.ambiguous_users])
+        if users is not None and users <= lex.raw["batch"]["users_concurrent_up_to"]:
+            st.q.batch = users
+        else:
+            st.q.users = users
+    if st.q.batch is None and st.q.users is None:
+        st.q.users = _count_in(st, lex.named_users)
+
+
+def _count_in(st: _State, patterns: list[re.Pattern[str]]) -> int | None:
+    """The first whole number 1..1,000,000 the patterns find, masked once read."""
+    for rx in patterns:
+        for m in rx.finditer(st.t.view):
+            value = _number(m.group("v"))
+            if value is not None and 1 <= value <= 1_000_000 and value == int(value):
+                st.t.take(m.start(), m.end())
+                return int(value)
+    return None
+
+
+def _params(st: _State) -> None:
+    lex = _lex()
+    if st.q.model or st.q.params_b:
+        return
+    for rx, scale in lex.params:
+        for m in rx.finditer(st.t.view):
+            value = _number(m.group("v"))
+            if value is not None and _in_range(value * scale, 0, 100_000):
+                st.q.params_b = round(value * scale, 4)
+                st.t.take(m.start(), m.end())
+                return
+    for m in lex.rx["params_yi"].finditer(st.t.view):
+        before = st.t.view[max(0, m.start() - 8) : m.start()]
+        if lex.rx["params_money_before"].search(before) or lex.rx["params_money_after"].match(st.t.view[m.end() :]):
+            continue  # "预算 1 亿" is money
+        value = {"千": 1000.0, "百": 100.0}.get(m.group("v")) or _number(m.group("v"))
+        billions = value * (1000 if m.group("u") == "万亿" else 0.1) if value is not None else None
+        if _in_range(billions, 0, 100_000):
+            st.q.params_b = round(billions or 0, 4)
+            st.t.take(m.start(), m.end())
+            return
+
+
+def _workload_words(st: _State) -> None:
+    rx, text, q = _lex().rx, st.t.text, st.q
+    methods = {mode: m.start() for mode in ("qlora", "lora", "full") if (m := rx[f"mode_{mode}"].search(text))}
+    st.modes_found = set(methods)
+    q.pretrain = bool(rx["mode_pretrain"].search(text))
+    serving = rx["mode_inference"].search(text) or rx["mode_run"].search(text)
+    explicit = rx["mode_inference"].search(text)  # "推理", "serve"; "跑 / run" alone names no job
+    if serving:
+        st.modes_found.add("inference")
+    named = methods | ({"inference": serving.start()} if serving else {})
+    q.modes_mentioned = sorted(named, key=lambda k: named[k])  # type: ignore[assignment]  # Mode names only
+    fine_tune = rx["mode_fine_tune"].search(text)
+    if methods:
+        q.mode = min(methods, key=lambda k: methods[k])  # type: ignore[assignment]  # the first one named
+    elif q.pretrain:
+        q.mode = "full"
+    elif fine_tune:
+        q.fine_tune_unspecified = True  # training words win over "run"/"deploy"
+    elif explicit or (serving and q.model):
+        q.mode = "inference"  # "跑 Qwen2.5-7B" runs a new model; "那我的 3060 能跑吗" keeps the job asked before
+    # every job the message asks about, in order ("推理和微调各要多少显存": both): a fine-tune with no method
+    # counts as the LoRA the planner assumes for it
+    jobs = dict(named)
+    jobs.pop("inference", None)
+    if explicit:
+        jobs["inference"] = explicit.start()
+    if fine_tune and not methods and not q.pretrain:
+        jobs["lora"] = fine_tune.start()
+    if q.pretrain:
+        jobs["full"] = min(jobs.get("full", len(text)), rx["mode_pretrain"].search(text).start())  # type: ignore[union-attr]
+    q.jobs = sorted(jobs, key=lambda k: jobs[k])  # type: ignore[assignment]
+
+
+def _training_options(st: _State) -> None:
+    """LoRA rank, optimizer regime and ZeRO stage, when stated."""
+    lex, text = _lex(), st.t.text
+    m = lex.rx["lora_rank"].search(text)
+    if m and 1 <= int(m.group("v")) <= 4096 and lex.rx["lora_rank_context"].search(text):
+        st.q.lora_rank = int(m.group("v"))
+    st.q.optimizer = next((name for rx, name in lex.optimizers if rx.search(text)), None)
+    m = lex.rx["zero_stage"].search(text)
+    if m:
+        st.q.zero_stage = int(m.group("v"))  # type: ignore[assignment]  # the pattern admits 0-3 only
+    else:
+        st.q.zero_stage = next((stage for stage, rx in lex.sharding_words.items() if rx.search(text)), None)  # type: ignore[assignment]
+
+
+def _preferences(st: _State) -> None:
+    rx, q = _lex().rx, st.q
+    # a negated place counts as the other one and hides its words: "不用云" is local, "不想买卡" is cloud
+    text, not_cloud = _mask(st.t.text, rx["not_cloud"])
+    text, not_buy = _mask(text, rx["not_buy"])
+    st.words_text = text
+    # a purchase price counts as buying and a rental price as renting ("4090 卖 1.3 万 ... 和租云比")
+    buys = bool(rx["buy"].search(text) or q.gpu_price)
+    rents = bool(rx["rent"].search(text) or q.cloud_price_per_hour)
+    if rx["buy_rent_compare"].search(text) or (buys and rents):
+        q.buy_or_rent = "compare"
+    elif buys or rents:
+        q.buy_or_rent = "buy" if buys else "rent"
+    q.cloud_excluded = not_cloud
+    local = not_cloud or bool(rx["local"].search(text))
+    cloud = not_buy or bool(rx["cloud"].search(text))
+    if q.buy_or_rent != "compare" and local != cloud:
+        q.deployment = "local" if local else "cloud"
+    prefs = {p: m.start() for p in ("cheapest", "fastest", "balanced") if (m := rx[f"pref_{p}"].search(text))}
+    if prefs:
+        q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
+    q.used_market = bool(rx["used_market"].search(text))
+    q.pc_alternative = bool(rx["pc_alternative"].search(text))
+    q.asks_if_needed = bool(rx["asks_if_needed"].search(text))
+    q.asks_availability = bool(rx["asks_availability"].search(text))
+    q.asks_training_fit = bool(rx["asks_training_fit"].search(text))
+    q.in_china = bool(rx["in_china"].search(text))
+    q.interruptible = bool(rx["interruptible"].search(text))
+    q.image_generation = bool(rx["image_generation"].search(text))
+    q.serving = bool(rx["serving"].search(text))
+    # who asks: the first group that matches, companies before teams before individuals
+    q.persona = next((who for who, words in _lex().persona if words.search(text)), None)  # type: ignore[assignment]
+    if q.budget is not None:
+        q.budget_scope = "machine" if rx["whole_machine"].search(text) else "gpus"

@@ -1,0 +1,332 @@
+"""Which model a typed name means, in a fixed order, and how it was decided.
+
+1. the registry: an Ollama tag listed on a row, then the name (exact, alias, or every typed token in one
+   entry's name: "llama3.1 70b" is Llama-3.1-70B);
+2. the family's architecture at the typed size: the nearest entry of the closest series, its layer count
+   scaled to the size ("Qwen2.5-20B" from Qwen2.5-14B), stated in one line;
+3. a generic decoder at the typed size: dense ("Foo-13B", "671B"), or MoE when the name says so ("8x7B",
+   "30B-A3B"), stated.
+
+A name with neither a size nor a family raises UnknownNameError with close matches: only then does the
+assistant ask back. A name never silently becomes another model: every step after an exact hit says so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cache, lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz
+
+from tools._data import load_yaml
+from tools.errors import AdvisorError, UnknownNameError
+from tools.model_names import NameParts, Sizes, ollama_default_precision, split_name
+from tools.models import ModelArch, MoE, generic_arch, registry, resolve_model, suggest_models
+from tools.notes import Note, note
+from tools.precision import resolve_precision
+
+MAX_PARAMS_B = 20_000  # the estimators' bound on a parameter count (tools/workload.py ModelRef.params_b)
+How = Literal["registry", "read_as", "ollama", "scaled", "generic", "generic_moe"]
+
+
+class ModelMatch(BaseModel):
+    """A typed name resolved to an architecture, with how it was resolved and the format it carries."""
+
+    typed: str
+    arch: ModelArch
+    how: How
+    base: str | None = Field(default=None, description="The registry model a scaled shape comes from")
+    precision: str | None = Field(default=None, description="The weight format the name carries, if any")
+    precision_how: Literal["name", "nearest", "ollama_default", "native"] | None = None
+    nearest_of: str | None = Field(default=None, description="The i-quant typed, read as the nearest K-quant")
+
+    @property
+    def exact(self) -> bool:
+        return self.how in ("registry", "ollama")
+
+    def name_notes(self) -> list[Note]:
+        """How the name was read, for the answer's assumptions (none for an exact registry hit)."""
+        out: list[Note] = []
+        if self.how == "read_as":
+            out.append(note("read_as", typed=self.typed, name=self.arch.name))
+        elif self.how == "ollama":
+            out.append(note("model_ollama_tag", typed=self.typed, name=self.arch.name))
+        elif self.how == "scaled":
+            out.append(
+                note("model_scaled", typed=self.typed, base=self.base or "", size=self.arch.official_params_b or 0)
+            )
+        elif self.how in ("generic", "generic_moe"):
+            s = self.arch
+            active = (s.active_params / 1e9) if s.moe else None
+            out.append(
+                note(
+                    "model_generic_moe" if s.moe else "model_generic",
+                    typed=self.typed,
+                    size=round(s.params / 1e9, 1),
+                    active=active or 0,
+                )
+            )
+        return out
+
+    def format_notes(self) -> list[Note]:
+        """Where the weight format came from, when the name (not the request) fixed it."""
+        out: list[Note] = []
+        if self.precision_how == "ollama_default":
+            out.append(note("precision_ollama_default", typed=self.typed, precision=self.precision or ""))
+        elif self.precision_how == "nearest":
+            out.append(note("precision_nearest_quant", typed=self.nearest_of or "", precision=self.precision or ""))
+        elif self.precision_how == "name":
+            out.append(note("precision_from_name", typed=self.typed, precision=self.precision or ""))
+        elif self.precision_how == "native":
+            out.append(note("precision_native", name=self.arch.name, precision=self.precision or ""))
+        return out
+
+
+@cache
+def _ollama_index() -> dict[str, str]:
+    return {tag.lower(): arch.id for arch in registry().values() for tag in arch.ollama}
+
+
+@lru_cache(maxsize=1024)
+def match_model(typed: str) -> ModelMatch:
+    """Resolve any typed model name (see the module docstring for the order); the result is shared: read only."""
+    parts = split_name(typed)
+    hit = _registry_hit(parts)
+    if hit is not None:
+        arch, how = hit
+        return _with_format(ModelMatch(typed=typed, arch=arch, how=how), parts)
+    sizes = parts.sizes
+    if _target_b(sizes) > MAX_PARAMS_B:
+        raise AdvisorError(
+            f"'{typed}' names {_target_b(sizes):,g}B parameters; no model is larger than {MAX_PARAMS_B:,}B — "
+            "check the size (B = billions)"
+        )
+    if sizes.total_b or sizes.effective_b:
+        base = _family_base(parts)
+        if base is not None:
+            arch = scaled_arch(base, _target_b(sizes), _display(parts))
+            return _with_format(ModelMatch(typed=typed, arch=arch, how="scaled", base=base.name), parts)
+        if sizes.total_b and (sizes.experts or sizes.active_b):
+            arch = generic_moe_arch(sizes, _display(parts))
+            return _with_format(ModelMatch(typed=typed, arch=arch, how="generic_moe"), parts)
+        arch = generic_arch(_target_b(sizes)).model_copy(update={"name": _display(parts), "id": _slug(parts)})
+        return _with_format(ModelMatch(typed=typed, arch=arch, how="generic"), parts)
+    raise UnknownNameError("model", typed, likely_models(parts.name or typed))
+
+
+def likely_models(typed: str, limit: int = 3) -> list[str]:
+    """The models a name most likely means when nothing can be computed from it: for a bare family word the
+    ones people mean most (model_names.yaml `likely`), else the family's newest of different sizes, else the
+    closest spellings."""
+    stem = _key(_stem(typed))
+    family = re.match(r"[a-z]+", stem)
+    listed = load_yaml("model_names.yaml").get("likely", {})
+    names = [registry()[i].name for i in listed.get(stem, []) if i in registry()]
+    if not names and family and family.group(0) in _families():
+        rows = sorted(_families()[family.group(0)], key=lambda a: a.released or "", reverse=True)
+        seen: set[float] = set()
+        for arch in rows:
+            size = round(arch.official_params_b or arch.params / 1e9)
+            if size not in seen:
+                seen.add(size)
+                names.append(arch.name)
+    return (names or suggest_models(typed))[:limit]
+
+
+def _target_b(sizes: Sizes) -> float:
+    return float(sizes.total_b or sizes.effective_b or 0)
+
+
+def _registry_hit(parts: NameParts) -> tuple[ModelArch, How] | None:
+    for key in parts.ollama_keys:
+        if key in _ollama_index():
+            return registry()[_ollama_index()[key]], "ollama"
+    if not parts.name:
+        return None
+    size = parts.sizes.total_b
+    # as typed; then without a release date or a thinking/preview suffix ("Qwen3-30B-A3B-Instruct-2507");
+    # then without the size, when the registry names the model without one ("deepseek-r1:671b", "Kimi-K2 1T")
+    tries = [(parts.name, False), (_DATE.sub("", _NOISE.sub("", parts.name)), True)]
+    if size:
+        tries.append((_SIZE_WORD.sub("", parts.name), True))
+    for name, loose in dict.fromkeys(tries):
+        hit = _lookup(name, size)
+        if hit is not None:
+            arch, read_as = hit
+            exact = not read_as and not loose
+            return arch, ("ollama" if parts.is_ollama else "registry" if exact else "read_as")
+    return None
+
+
+_DATE = re.compile(r"[-_\s]?(?<![a-z0-9])(?:0\d{3}|2[0-9]{3})(?![a-z0-9])")
+
+
+def _lookup(name: str, size: float | None) -> tuple[ModelArch, bool] | None:
+    """A registry entry for `name` whose size agrees with the typed one; (entry, read fuzzily)."""
+    if not name.strip("-_ ."):
+        return None
+    try:
+        arch, read_as = resolve_model(name)
+    except UnknownNameError:
+        return None
+    if read_as and size is None and not re.search(r"\d", name):
+        return None  # "llama" alone reads as one particular Llama: ambiguous, the caller lists the choices
+    if size and not _same_size(arch, size, name):
+        return None  # the tokens matched but the size does not: the family's shape at that size, said so
+    return arch, bool(read_as)
+
+
+def _same_size(arch: ModelArch, size_b: float, typed: str) -> bool:
+    """Whether a registry entry is the size the name states ("Mixtral-8x22B" is the 141B row: the layout, not
+    8 x 22, names it)."""
+    official = arch.official_params_b or arch.params / 1e9
+    layout = re.search(r"\d+x\d+(?:\.\d+)?b", typed.lower())
+    if layout and layout.group(0) in f"{arch.id} {arch.name.lower()}":
+        return True
+    return abs(official - size_b) / max(size_b, 1e-9) <= 0.2 or f"{size_b:g}b" in arch.id
+
+
+def _with_format(m: ModelMatch, parts: NameParts) -> ModelMatch:
+    if parts.precision:
+        m.precision, m.precision_how = parts.precision, ("nearest" if parts.nearest_of else "name")
+        m.nearest_of = parts.nearest_of
+    elif parts.ollama_default:
+        # Ollama's builds are Q4_K_M GGUF files, whatever the publisher ships (deepseek-r1:671b too), except
+        # where the publisher's own format is already 4-bit and Ollama serves it as is (gpt-oss: MXFP4)
+        native = m.arch.native_precision
+        four_bit = native is not None and resolve_precision(native).bits <= 4.5
+        m.precision = native if four_bit else ollama_default_precision()
+        m.precision_how = "native" if four_bit else "ollama_default"
+    elif m.arch.native_precision:
+        m.precision, m.precision_how = m.arch.native_precision, "native"
+    return m
+
+
+# ---- 2. the family's shape at the typed size -------------------------------------------------------
+
+_SIZE_WORD = re.compile(
+    r"(?<![a-z0-9.])(?:\d+x)?\d+(?:\.\d+)?[bmt](?![a-z0-9])|(?<![a-z0-9])[ae]\d+(?:\.\d+)?b(?![a-z0-9])"
+)
+_NOISE = re.compile(r"(?<![a-z0-9])(?:instruct|chat|base|it|hf|preview|thinking)(?![a-z0-9])")
+
+
+def _stem(name: str) -> str:
+    """The name without its sizes and packaging: "Qwen2.5-20B-Instruct" -> "qwen2.5"."""
+    text = _NOISE.sub(" ", _SIZE_WORD.sub(" ", name.lower()))
+    text = re.sub(r"(?<![a-z0-9])\d{4}(?![a-z0-9])", " ", text)  # a date such as 2507 is no series
+    return re.sub(r"[-_\s]+", "-", text).strip("-. ")
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]", "", text.lower())
+
+
+@cache
+def _series() -> dict[str, list[ModelArch]]:
+    out: dict[str, list[ModelArch]] = {}
+    for arch in registry().values():
+        out.setdefault(_key(arch.series or _stem(arch.name)), []).append(arch)
+    return out
+
+
+@cache
+def _families() -> dict[str, list[ModelArch]]:
+    out: dict[str, list[ModelArch]] = {}
+    for arch in registry().values():
+        out.setdefault(_key(arch.family), []).append(arch)
+    return out
+
+
+def _family_base(parts: NameParts) -> ModelArch | None:
+    """The registry entry whose shape a size the registry lacks is scaled from, or None."""
+    stem = _key(_stem(parts.name))
+    if not stem:
+        return None
+    target = _target_b(parts.sizes)
+    rows = _series().get(stem)
+    if rows is None:
+        family = re.match(r"[a-z]+", stem)
+        rows = _families().get(family.group(0)) if family else None
+        if rows is None:
+            return None
+        # the closest series by spelling ("qwen2" -> qwen2.5 before qwen3), newest first on a tie
+        by_series: dict[str, list[ModelArch]] = {}
+        for arch in rows:
+            by_series.setdefault(_key(arch.series or _stem(arch.name)), []).append(arch)
+        best = max(by_series, key=lambda k: (fuzz.ratio(stem, k), max(a.released or "" for a in by_series[k])))
+        rows = by_series[best]
+    moe_wanted = bool(parts.sizes.active_b or parts.sizes.experts)
+    pool = [a for a in rows if bool(a.moe) == moe_wanted] or rows
+    return min(pool, key=lambda a: (abs(math.log((a.official_params_b or a.params / 1e9) / target)), a.released or ""))
+
+
+def scaled_arch(base: ModelArch, params_b: float, name: str) -> ModelArch:
+    """`base`'s shape with its layer count scaled to `params_b` (widths, heads and vocabulary kept)."""
+    groups = base.param_groups()
+    fixed = groups["embed"] + groups["lm_head"] + groups["extra"]
+    per_layer = max(1.0, (base.params - fixed) / base.num_layers)
+    layers = max(1, min(1000, round((params_b * 1e9 - fixed) / per_layer)))
+    update = {
+        "id": re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-"),
+        "name": name,
+        "num_layers": layers,
+        "aliases": [],
+        "ollama": [],
+        "generic": True,  # the count the name states wins over the scaled shape's
+        "official_params_b": params_b,
+        "official_active_params_b": None,
+        "hf_repo": None,
+        "sources": [f"{base.name}'s architecture with {layers} layers instead of {base.num_layers}"],
+    }
+    if base.moe:
+        update["moe"] = base.moe.model_copy(update={"first_dense_layers": min(base.moe.first_dense_layers, layers - 1)})
+    return base.model_copy(update=update)
+
+
+# ---- 3. a generic MoE decoder -------------------------------------------------------------------------
+
+
+def generic_moe_arch(sizes: Sizes, name: str) -> ModelArch:
+    """A MoE decoder with the stated total (and active, or experts x size) parameters.
+
+    "8x7B": 8 experts, top-2 (Mixtral's layout), each expert the MLP of a generic 7B. "30B-A3B": attention
+    and embeddings of a generic dense model of the active size, 8 of E experts active, E chosen so the
+    total comes out (Qwen3-MoE's layout)."""
+    total = float(sizes.total_b or 0)
+    if sizes.experts and sizes.expert_b:
+        dense = generic_arch(sizes.expert_b)
+        top_k, n_experts, expert_inter = 2, sizes.experts, dense.intermediate_size
+    else:
+        active = float(sizes.active_b or total / 10)
+        dense = generic_arch(active)
+        groups = dense.param_groups()
+        mlp = sum(v for k, v in groups.items() if k.startswith("ffn_"))
+        other = dense.params - mlp
+        top_k = 8
+        expert_inter = max(64, dense.intermediate_size // top_k)
+        per_expert = mlp / top_k
+        n_experts = max(top_k + 1, min(1024, round((total * 1e9 - other) / per_expert)))
+    arch = dense.model_copy(
+        update={
+            "id": re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-"),
+            "name": name,
+            "moe": MoE(num_experts=n_experts, experts_per_token=top_k, expert_intermediate_size=expert_inter),
+            # "8x7B" names a layout, not a total (Mixtral-8x7B holds 46.7B, not 56B): the layout's own count
+            "official_params_b": None if sizes.experts else total,
+            "generic": True,
+            "sources": ["generic MoE shape (tools/model_match.py generic_moe_arch)"],
+        }
+    )
+    return arch
+
+
+def _display(parts: NameParts) -> str:
+    """The name to show for a model the registry does not hold: as typed, less its format and packaging."""
+    return parts.name or parts.typed.strip()
+
+
+def _slug(parts: NameParts) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", _display(parts).lower()).strip("-")

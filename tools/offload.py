@@ -1,0 +1,273 @@
+"""estimate_offload: a model that does not fit in GPU memory, run partly (or wholly) from system RAM.
+
+Decode reads every weight it uses once per token, so a token costs (bytes read from GPU memory / GPU
+bandwidth) + (bytes read from RAM / RAM bandwidth); RAM is 10-40x slower, so what stays in RAM decides the
+speed. Three layouts, as llama.cpp and ktransformers run them:
+- layers: as many whole layers (weights and their KV cache) as fit on the GPUs, the rest on the CPU
+  (llama.cpp `-ngl N`);
+- experts (MoE): attention, shared experts, dense layers and the KV cache on the GPU, routed experts in RAM
+  (llama.cpp `--cpu-moe` / `-ot exps=CPU`, ktransformers), each token reading only its active experts;
+- cpu: no GPU, everything from RAM.
+Bandwidth figures and the decode share are data (knowledge/data/system_memory.yaml).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tools._data import load_yaml
+from tools.catalog import resolve_gpu_noted
+from tools.errors import AdvisorError
+from tools.models import ModelArch
+from tools.notes import Note, note
+from tools.precision import resolve_precision, weight_bits_by_group
+from tools.sizing import headroom_for, usable_of
+from tools.vram import GIB, VramRequest, estimate_vram
+from tools.vram import defaults as speed_defaults
+from tools.workload import ModelRef
+
+Strategy = Literal["gpu_only", "layers", "experts", "cpu"]
+_RUNTIME_RAM_GIB = 2.0  # the OS, the runtime and llama.cpp's own buffers next to the weights in RAM
+
+
+@cache
+def memory_table() -> dict:
+    return load_yaml("system_memory.yaml")
+
+
+class OffloadRequest(ModelRef):
+    """A model on some GPUs (or none) plus system RAM."""
+
+    precision: str | None = Field(default=None, description="Weight format (default Q4_K_M, what llama.cpp runs)")
+    context_tokens: int = Field(default=4096, ge=1, le=10_000_000)
+    gpu: str | None = Field(default=None, description="GPU name (fuzzy); none: CPU only")
+    num_gpus: int = Field(default=1, ge=1, le=64)
+    ram_gib: float | None = Field(default=None, gt=0, le=65536, description="System RAM the machine has")
+    memory: str | None = Field(
+        default=None, description="RAM type: 'ddr4', 'ddr5', 'ddr5-6000', 'ddr4-3200' (default: the machine's)"
+    )
+    channels: int | None = Field(default=None, ge=1, le=48, description="Memory channels populated")
+    machine: str | None = Field(
+        default=None, description="desktop, desktop_ddr4, hedt, workstation, server, server_2s, old_server"
+    )
+    strategy: Literal["auto", "layers", "experts", "cpu"] = Field(
+        default="auto", description="auto: everything on the GPU if it fits, else experts in RAM for MoE, else layers"
+    )
+
+
+class RamSpec(BaseModel):
+    memory: str
+    channels: int
+    sockets: int
+    peak_gbs: float
+    effective_gbs: float
+
+
+class OffloadResult(BaseModel):
+    """Where the model lives and how fast it decodes one sequence."""
+
+    model: str
+    precision: str
+    context_tokens: int
+    strategy: Strategy
+    gpu: str | None
+    num_gpus: int
+    weights_gib: float
+    kv_cache_gib: float
+    gpu_gib_available: float = Field(description="GPU memory usable for the model, all GPUs")
+    on_gpu_gib: float
+    in_ram_gib: float = Field(description="Model bytes held in system RAM")
+    ram_needed_gib: float = Field(description="System RAM the run needs (model part plus OS and runtime)")
+    ram_gib: float | None = Field(description="System RAM the user has, when stated")
+    fits_in_ram: bool | None
+    layers_on_gpu: int
+    layers_total: int
+    ram: RamSpec
+    decode_tokens_per_s: float
+    gpu_only_tokens_per_s: float | None = Field(description="If everything were on the GPU (for comparison)")
+    assumptions: list[Note]
+    warnings: list[Note]
+
+
+def ram_spec(req: OffloadRequest) -> tuple[RamSpec, list[Note]]:
+    """The RAM's bandwidth: from the type and channels given, else the machine class, else a desktop."""
+    t = memory_table()
+    machine_key = req.machine or t["default_machine"]
+    machine = t["machines"].get(machine_key)
+    if machine is None:
+        raise AdvisorError(f"unknown machine '{req.machine}' — use one of: {', '.join(t['machines'])}")
+    memory = (req.memory or machine["memory"]).lower().replace(" ", "")
+    memory = t["default_speed"].get(memory, memory)
+    if memory not in t["memory_types"]:
+        raise AdvisorError(
+            f"unknown memory type '{req.memory}' — use ddr4, ddr5 or one of: {', '.join(t['memory_types'])}"
+        )
+    channels = req.channels or machine["channels"]
+    sockets = int(machine.get("sockets", 1))
+    peak = t["memory_types"][memory]["mt_s"] * 8 * channels / 1000
+    share = t["decode_bandwidth_share"] * (t["numa_share"] if sockets > 1 else 1.0)
+    spec = RamSpec(memory=memory, channels=channels, sockets=sockets, peak_gbs=peak, effective_gbs=peak * share)
+    said = req.memory or req.channels or req.machine
+    code = "offload_ram_stated" if said else "offload_ram_default"
+    return spec, [note(code, memory=memory.upper(), channels=channels, peak=peak, share=share, machine=machine_key)]
+
+
+def _groups_bytes(arch: ModelArch, precision_name: str) -> tuple[float, float, float]:
+    """(bytes of every layer except routed experts, bytes of routed experts, bytes outside the layers)."""
+    precision = resolve_precision(precision_name)
+    bits = weight_bits_by_group(arch, precision)
+    groups = arch.param_groups()
+    outside = sum(groups[g] * bits[g] for g in ("embed", "lm_head", "extra")) / 8
+    experts = 0.0
+    for lin in arch.linears():
+        if lin.kind == "expert":
+            experts += lin.params * bits.get(f"ffn_{lin.name}", 16.0) / 8
+    total = sum(n * bits[g] for g, n in groups.items()) / 8
+    return total - outside - experts, experts, outside
+
+
+def estimate_offload(req: OffloadRequest) -> OffloadResult:
+    """Place the model on the GPUs and in RAM, and time one decoded token."""
+    arch, assumptions = req.resolve()
+    precision = req.precision or req.weight_format("inference")[0] or "q4_k_m"
+    base = estimate_vram(
+        VramRequest(
+            model=req.model,
+            params_b=req.params_b,
+            config_path=req.config_path,
+            arch=req.arch,
+            precision=precision,
+            context_tokens=req.context_tokens,
+            num_gpus=1,
+        )
+    )
+    assumptions += [a for a in base.assumptions if a.code != "vram_units"][:4]
+    warnings: list[Note] = []
+    ram, ram_notes = ram_spec(req)
+    assumptions += ram_notes
+    layer_bytes, expert_bytes, outside = _groups_bytes(arch, base.precision)
+    kv = base.breakdown_gib["kv_cache"] * GIB
+    buffers = (base.breakdown_gib["activations"] + base.breakdown_gib["overhead"]) * GIB
+    n_layers = arch.num_layers
+    active_share = arch.moe.experts_per_token / arch.moe.num_experts if arch.moe else 1.0
+    gpu_name, gpu_bw, available = None, 0.0, 0.0
+    if req.gpu:
+        gpu, read_as = resolve_gpu_noted(req.gpu)
+        assumptions += [read_as] if read_as else []
+        gpu_name, gpu_bw = gpu.name, gpu.bandwidth_gbs
+        usable = usable_of(gpu.usable_memory_gib, headroom_for("llama.cpp")) * req.num_gpus
+        available = max(0.0, usable * GIB - buffers * req.num_gpus)
+    eff_gpu = speed_defaults()["speed"]["memory_efficiency"]["quantized"]
+    everything = layer_bytes + expert_bytes + outside + kv
+    strategy, on_gpu, layers_on_gpu = _place(req, arch, available, everything, layer_bytes, expert_bytes, outside, kv)
+    # bytes each token reads, from each side
+    read_gpu, read_ram = _reads(strategy, arch, layer_bytes, expert_bytes, outside, kv, layers_on_gpu, active_share)
+    seconds = read_ram / (ram.effective_gbs * 1e9) + (read_gpu / (gpu_bw * 1e9 * eff_gpu) if read_gpu else 0.0)
+    seconds += _launch_seconds(arch)
+    gpu_only = None
+    if gpu_bw:
+        all_read = layer_bytes + expert_bytes * active_share + kv + outside * 0.5
+        gpu_only = 1 / (all_read / (gpu_bw * 1e9 * eff_gpu) + _launch_seconds(arch))
+    in_ram = max(0.0, everything - on_gpu)
+    ram_needed = in_ram / GIB + _RUNTIME_RAM_GIB
+    fits_in_ram = None if req.ram_gib is None else ram_needed <= req.ram_gib
+    if fits_in_ram is False:
+        warnings.append(note("offload_ram_short", need=ram_needed, have=req.ram_gib))
+    if strategy != "gpu_only":
+        warnings.append(note("offload_prefill_slow"))
+    assumptions.append(
+        note(
+            f"offload_layout_{strategy}", on_gpu=on_gpu / GIB, in_ram=in_ram / GIB, layers=layers_on_gpu, total=n_layers
+        )
+    )
+    return OffloadResult(
+        model=arch.name,
+        precision=base.precision,
+        context_tokens=req.context_tokens,
+        strategy=strategy,
+        gpu=gpu_name,
+        num_gpus=req.num_gpus if gpu_name else 0,
+        weights_gib=round((layer_bytes + expert_bytes + outside) / GIB, 2),
+        kv_cache_gib=round(kv / GIB, 2),
+        gpu_gib_available=round(available / GIB, 2),
+        on_gpu_gib=round(on_gpu / GIB, 2),
+        in_ram_gib=round(in_ram / GIB, 2),
+        ram_needed_gib=round(ram_needed, 1),
+        ram_gib=req.ram_gib,
+        fits_in_ram=fits_in_ram,
+        layers_on_gpu=layers_on_gpu,
+        layers_total=n_layers,
+        ram=ram,
+        decode_tokens_per_s=round(1 / seconds, 2) if seconds else 0.0,
+        gpu_only_tokens_per_s=round(gpu_only, 1) if gpu_only else None,
+        assumptions=assumptions,
+        warnings=warnings,
+    )
+
+
+def _launch_seconds(arch: ModelArch) -> float:
+    """Fixed time per layer and token (kernel launches, MoE routing): llama.cpp's row of the speed engines."""
+    engine = speed_defaults()["speed"]["engines"]["llama.cpp"]
+    moe = arch.moe_layers
+    return ((arch.num_layers - moe) * engine["per_layer_overhead_ms"] + moe * engine["moe_layer_overhead_ms"]) / 1000
+
+
+def _place(
+    req: OffloadRequest,
+    arch: ModelArch,
+    available: float,
+    everything: float,
+    layer_bytes: float,
+    expert_bytes: float,
+    outside: float,
+    kv: float,
+) -> tuple[Strategy, float, int]:
+    """(layout, bytes on the GPUs, whole layers on the GPUs)."""
+    n = arch.num_layers
+    if available <= 0 or req.strategy == "cpu":
+        return "cpu", 0.0, 0
+    if everything <= available and req.strategy == "auto":
+        return "gpu_only", everything, n
+    if arch.moe and req.strategy in ("auto", "experts"):
+        dense_part = layer_bytes + outside + kv
+        if dense_part <= available:
+            # what is left takes whole layers' experts too (llama.cpp --n-cpu-moe keeps the rest in RAM)
+            per_layer_experts = expert_bytes / max(1, arch.moe_layers)
+            extra_layers = min(arch.moe_layers, int((available - dense_part) // per_layer_experts))
+            return "experts", dense_part + extra_layers * per_layer_experts, extra_layers
+    per_layer = (layer_bytes + expert_bytes + kv) / n
+    room = available - outside  # the output head goes to the GPU with the first offloaded layer
+    layers = max(0, min(n, int(room // per_layer))) if room > 0 else 0
+    if layers == 0:
+        return "cpu", 0.0, 0
+    return "layers", layers * per_layer + outside, layers
+
+
+def _reads(
+    strategy: Strategy,
+    arch: ModelArch,
+    layer_bytes: float,
+    expert_bytes: float,
+    outside: float,
+    kv: float,
+    layers_on_gpu: int,
+    active_share: float,
+) -> tuple[float, float]:
+    """Bytes one decoded token reads from GPU memory and from RAM (the embedding table: one row, ignored;
+    the output head: all of it)."""
+    head = outside * 0.5 if not arch.tie_word_embeddings else outside
+    experts_read = expert_bytes * active_share
+    if strategy == "gpu_only":
+        return layer_bytes + experts_read + kv + head, 0.0
+    if strategy == "cpu":
+        return 0.0, layer_bytes + experts_read + kv + head
+    if strategy == "experts":
+        moe_layers = max(1, arch.moe_layers)
+        on_gpu_experts = experts_read * layers_on_gpu / moe_layers
+        return layer_bytes + kv + head + on_gpu_experts, experts_read - on_gpu_experts
+    share = layers_on_gpu / arch.num_layers
+    per_token_layers = layer_bytes + experts_read + kv
+    return per_token_layers * share + head, per_token_layers * (1 - share)
