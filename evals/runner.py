@@ -24,6 +24,7 @@ from evals.scenarios_schema import RUBRIC_CHECKS, Constraints, NumberCheck, Scen
 from tools.errors import AdvisorError
 
 SCENARIO_DIR = Path(__file__).with_name("scenarios")
+WILD_DIR = Path(__file__).with_name("wild")  # real questions from public threads (evals/wild/README.md)
 
 
 class CheckResult(BaseModel):
@@ -58,10 +59,25 @@ class ScenarioResult(BaseModel):
     turns: list[TurnResult]
     passed: bool
     error: str | None = None
+    wild: bool = Field(default=False, description="A real question from a public thread (it has a source)")
+    held_out: bool = Field(default=False, description="Wild set: kept aside while fixing")
 
     @property
     def language_violations(self) -> int:
         return sum(len(t.language_violations) for t in self.turns)
+
+
+class WildReport(BaseModel):
+    """The real questions on their own: overall, per category, per language, and the held-aside quarter."""
+
+    passed: int
+    total: int
+    pass_rate: float
+    by_category: dict[str, dict[str, float]]
+    by_language: dict[str, dict[str, float]]
+    held_out: dict[str, float] = Field(description="The quarter kept aside while fixing: the generalisation figure")
+    worked_on: dict[str, float] = Field(description="The other three quarters")
+    held_out_by_language: dict[str, dict[str, float]]
 
 
 class EvalReport(BaseModel):
@@ -84,15 +100,18 @@ class EvalReport(BaseModel):
     language_violations_by_scenario: dict[str, int] = Field(
         default_factory=dict, description="Scenario id -> violations, for the scenarios that have any"
     )
+    inconsistent_answers: int = Field(default=0, description="Answers the consistency check flags")
+    wild: WildReport | None = Field(default=None, description="The wild set's own table, when it ran")
     latency_ms_p50: float
     latency_ms_p95: float
     results: list[ScenarioResult]
 
 
 def load_scenarios(paths: list[str | Path] | None = None) -> list[tuple[Scenario, str]]:
-    """Scenarios from files or folders (default: evals/scenarios); errors name the file and field."""
+    """Scenarios from files or folders (default: evals/scenarios and the wild set); errors name the file and
+    field."""
     files: list[Path] = []
-    for p in [Path(x) for x in (paths or [SCENARIO_DIR])]:
+    for p in [Path(x) for x in (paths or [SCENARIO_DIR, WILD_DIR])]:
         if p.is_dir():
             files += sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml"))
         elif p.is_file():
@@ -238,7 +257,8 @@ def score_turn(turn: Turn, final: Any) -> list[CheckResult]:
             detail=", ".join(final.grounding.untraceable),
         )
     )
-    contradictions = final.consistency.contradictions
+    consistency = getattr(final, "consistency", None)  # an older Advisor's final event has no consistency report
+    contradictions = list(consistency.contradictions) if consistency is not None else []
     checks.append(
         CheckResult(check="one story (consistency check)", passed=not contradictions, detail="; ".join(contradictions))
     )
@@ -857,6 +877,8 @@ def run_scenario(advisor: Any, scenario: Scenario, file: str, provider: str | No
             turns=turns,
             passed=False,
             error=f"{type(exc).__name__}: {exc}",
+            wild=scenario.source is not None,
+            held_out=scenario.held_out,
         )
     return ScenarioResult(
         id=scenario.id,
@@ -865,6 +887,8 @@ def run_scenario(advisor: Any, scenario: Scenario, file: str, provider: str | No
         file=file,
         turns=turns,
         passed=all(t.passed for t in turns),
+        wild=scenario.source is not None,
+        held_out=scenario.held_out,
     )
 
 
@@ -897,6 +921,30 @@ def _rubric_rates(results: list[ScenarioResult]) -> dict[str, dict[str, float]]:
     return out
 
 
+def _grouped(rows: list[ScenarioResult], key: str) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[ScenarioResult]] = defaultdict(list)
+    for r in rows:
+        groups[getattr(r, key)].append(r)
+    return {k: _rate(v) for k, v in sorted(groups.items())}
+
+
+def _wild_report(rows: list[ScenarioResult]) -> WildReport | None:
+    if not rows:
+        return None
+    held = [r for r in rows if r.held_out]
+    overall = _rate(rows)
+    return WildReport(
+        passed=int(overall["passed"]),
+        total=int(overall["total"]),
+        pass_rate=overall["pass_rate"],
+        by_category=_grouped(rows, "category"),
+        by_language=_grouped(rows, "language"),
+        held_out=_rate(held),
+        worked_on=_rate([r for r in rows if not r.held_out]),
+        held_out_by_language=_grouped(held, "language"),
+    )
+
+
 def build_report(results: list[ScenarioResult], provider: str) -> EvalReport:
     by_cat: dict[str, list[ScenarioResult]] = defaultdict(list)
     by_lang: dict[str, list[ScenarioResult]] = defaultdict(list)
@@ -922,10 +970,36 @@ def build_report(results: list[ScenarioResult], provider: str) -> EvalReport:
         language_violations=sum(len(t.language_violations) for t in turns),
         answers_with_language_violations=sum(bool(t.language_violations) for t in turns),
         language_violations_by_scenario={r.id: r.language_violations for r in results if r.language_violations},
+        inconsistent_answers=sum(
+            any(c.check.startswith("one story") and not c.passed for c in t.checks) for t in turns
+        ),
+        wild=_wild_report([r for r in results if r.wild]),
         latency_ms_p50=round(statistics.median(latencies), 1),
         latency_ms_p95=round(latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))], 1),
         results=results,
     )
+
+
+def _wild_lines(w: WildReport) -> list[str]:
+    lines = [
+        "",
+        "## The wild set (real questions, evals/wild)",
+        "",
+        f"- passed: **{w.passed}/{w.total}** ({w.pass_rate:.1%})",
+        f"- held-aside quarter: {w.held_out['passed']:g}/{w.held_out['total']:g} ({w.held_out['pass_rate']:.1%}); "
+        f"the rest: {w.worked_on['passed']:g}/{w.worked_on['total']:g} ({w.worked_on['pass_rate']:.1%})",
+        "",
+        "| category | passed | total | rate |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {k} | {v['passed']:g} | {v['total']:g} | {v['pass_rate']:.0%} |" for k, v in w.by_category.items()]
+    lines += ["", "| language | passed | total | rate | held out |", "|---|---|---|---|---|"]
+    for k, v in w.by_language.items():
+        h = w.held_out_by_language.get(k, {"passed": 0, "total": 0})
+        lines.append(
+            f"| {k} | {v['passed']:g} | {v['total']:g} | {v['pass_rate']:.0%} | {h['passed']:g}/{h['total']:g} |"
+        )
+    return lines
 
 
 def report_markdown(report: EvalReport, extra: dict[str, str] | None = None) -> str:
@@ -936,6 +1010,7 @@ def report_markdown(report: EvalReport, extra: dict[str, str] | None = None) -> 
         f"- scenarios passed: **{report.passed}/{report.total}** ({report.pass_rate:.1%})",
         f"- checks passed: {report.checks_passed}/{report.checks_total}",
         f"- untraceable numbers: {report.untraceable_numbers} in {report.answers_with_untraceable} answers",
+        f"- answers the consistency check flags: {report.inconsistent_answers}",
         f"- language violations: {report.language_violations} in {report.answers_with_language_violations} answers "
         f"({len(report.language_violations_by_scenario)} scenarios)",
         f"- turn latency: p50 {report.latency_ms_p50:.0f} ms, p95 {report.latency_ms_p95:.0f} ms",
@@ -948,6 +1023,8 @@ def report_markdown(report: EvalReport, extra: dict[str, str] | None = None) -> 
     lines += [
         f"| {k} | {v['passed']:g} | {v['total']:g} | {v['pass_rate']:.0%} |" for k, v in report.by_category.items()
     ]
+    if report.wild is not None:
+        lines += _wild_lines(report.wild)
     lines += ["", "## By language", "", "| language | passed | total | rate |", "|---|---|---|---|"]
     lines += [
         f"| {k} | {v['passed']:g} | {v['total']:g} | {v['pass_rate']:.0%} |" for k, v in report.by_language.items()

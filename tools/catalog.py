@@ -56,6 +56,10 @@ class GpuSpec(BaseModel):
     vendor: Literal["nvidia", "amd", "intel", "apple"]
     segment: Literal["consumer", "workstation", "datacenter", "apple"]
     architecture: str
+    compute_capability: str | None = Field(
+        default=None,
+        description="NVIDIA CUDA compute capability ('8.9') or AMD LLVM gfx target ('gfx1100'); null for Apple and Intel",
+    )
     launch_year: int | None = None
     aliases: list[str] = Field(default_factory=list)
     vram_gib: float = Field(gt=0)

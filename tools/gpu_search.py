@@ -33,7 +33,7 @@ class FindGpusRequest(BaseModel):
         "driver/reliability risk",
     )
     sort_by: SortKey = "price_per_gib"
-    limit: int = Field(default=10, ge=1, le=100)
+    limit: int = Field(default=10, ge=1, le=500)
 
 
 class GpuRow(BaseModel):
@@ -64,6 +64,9 @@ class GpuRow(BaseModel):
     )
     ecc: bool | None
     mig: bool
+    compute_capability: str | None = Field(
+        default=None, description="CUDA compute capability ('8.6') or AMD gfx target ('gfx1100'); what kernels need"
+    )
     tdp_w: float | None
     form_factor: str | None
     price: float | None
@@ -137,6 +140,7 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
         link_gbs=gpu.link_gbs,
         ecc=gpu.ecc,
         mig=gpu.mig_instances > 0,
+        compute_capability=gpu.compute_capability,
         tdp_w=gpu.tdp_w,
         form_factor=gpu.form_factor,
         price=round(price, 2) if price else None,

@@ -210,9 +210,11 @@ def _host_cost(req: TcoRequest, gpu: GpuSpec, book: PriceBook, assumptions: list
     """Return the cost of the rest of the machine: the caller's, else a typical build for the GPU's segment."""
     if req.host_cost is not None:
         return req.host_cost
-    h = tco_defaults()["host_cost_usd"][gpu.segment]
+    # a SoC sold as a whole computer (DGX Spark, a Ryzen AI Max mini PC, a Mac) needs no host around it
+    kind = "soc" if gpu.form_factor == "soc" else gpu.segment
+    h = tco_defaults()["host_cost_usd"].get(kind, tco_defaults()["host_cost_usd"][gpu.segment])
     host = book.convert(h["base"] + h["per_gpu"] * req.num_gpus, "USD", req.currency)
-    cost = dict(host=host, base=h["base"], per_gpu=h["per_gpu"], segment=gpu.segment, currency=req.currency)
+    cost = dict(host=host, base=h["base"], per_gpu=h["per_gpu"], segment=kind, currency=req.currency)
     assumptions.append(note("tco_host", **cost))
     return host
 
