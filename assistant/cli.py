@@ -161,6 +161,47 @@ def speed(
 
 
 @app.command()
+def offload(
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    config: ConfigOpt = None,
+    gpu: Annotated[str | None, typer.Option("--gpu", "-g", help="GPU name (fuzzy); none: CPU only")] = None,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    precision: Annotated[str | None, typer.Option(help="Weight format (default Q4_K_M)")] = None,
+    context: Annotated[int, typer.Option(help="Context tokens")] = 4096,
+    ram: Annotated[float | None, typer.Option("--ram", help="System RAM the machine has, GiB")] = None,
+    memory: Annotated[str | None, typer.Option(help="RAM type: ddr4, ddr5, ddr5-6000 ...")] = None,
+    channels: Annotated[int | None, typer.Option(help="Memory channels populated")] = None,
+    machine: Annotated[str | None, typer.Option(help="desktop, hedt, workstation, server, server_2s ...")] = None,
+    strategy: Annotated[str, typer.Option(help="auto | layers | experts | cpu")] = "auto",
+    as_json: JsonOpt = False,
+) -> None:
+    """CPU offload: a model partly or wholly in system RAM; decode tokens/s from RAM bandwidth."""
+    from assistant import render
+    from tools.offload import OffloadRequest, estimate_offload
+
+    def build() -> BaseModel:
+        return estimate_offload(
+            OffloadRequest(
+                model=model,
+                params_b=params,
+                config_path=config,
+                gpu=gpu,
+                num_gpus=gpus,
+                precision=precision,
+                context_tokens=context,
+                ram_gib=ram,
+                memory=memory,
+                channels=channels,
+                machine=machine,
+                strategy=strategy,  # type: ignore[arg-type]  # validated by the request model
+            )
+        )
+
+    _run(build, render.offload, as_json)
+
+
+@app.command()
 def models(
     query: Annotated[str | None, typer.Argument(help="Filter by (fuzzy) name or family")] = None,
     as_json: JsonOpt = False,
@@ -273,6 +314,27 @@ def gpu(
 
 
 @app.command()
+def support(
+    engine: Annotated[
+        str, typer.Argument(help="Engine, library, kernel or feature: vllm, llama.cpp, ollama, flash-attention-2, bf16")
+    ],
+    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU name, family or target: P40, 'RTX 40 series', gfx906")],
+    precision: Annotated[
+        str | None, typer.Option(help="Weight format to check with the engine: awq gptq fp8 bf16 int8 nf4 q4_k_m")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Will an engine, kernel, library or feature run on a GPU: yes / no / caveat, why, what instead, sources."""
+    from assistant import render
+    from tools.support import SupportRequest, check_support
+
+    def build() -> BaseModel:
+        return check_support(SupportRequest(engine=engine, gpu=gpu, precision=precision))
+
+    _run(build, render.support, as_json)
+
+
+@app.command()
 def fit(
     gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")],
     model: ModelOpt = None,
@@ -305,6 +367,101 @@ def fit(
         )
 
     _run(build, render.fit, as_json)
+
+
+@app.command()
+def diagnose(
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    gpu: Annotated[str | None, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")] = None,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    precision: Annotated[str | None, typer.Option(help="Weight format as run: bf16, awq, gptq, q4_k_m ...")] = None,
+    context: Annotated[int | None, typer.Option(help="Context tokens (default 4096)")] = None,
+    engine: Annotated[str | None, typer.Option(help="vllm, ollama, llama.cpp, transformers, auto-gptq ...")] = None,
+    flag: Annotated[
+        list[str] | None, typer.Option("--flag", help="A setting named (repeatable): enforce_eager, data_parallel ...")
+    ] = None,
+    symptom: Annotated[str, typer.Option(help="slow | oom | memory_high | multi_gpu_slower | cpu_fallback")] = "slow",
+    measured: Annotated[float | None, typer.Option("--measured", help="Decode tokens/s measured")] = None,
+    target: Annotated[float | None, typer.Option("--target", help="Tokens/s wanted")] = None,
+    memory_used: Annotated[float | None, typer.Option("--memory-used", help="Memory seen in use, GiB")] = None,
+    training: Annotated[bool, typer.Option("--training", help="A training job (default: inference)")] = False,
+    seconds_per_step: Annotated[float | None, typer.Option("--seconds-per-step", help="Training s/it")] = None,
+    other_gpu: Annotated[str | None, typer.Option(help="Another card the same job was measured on")] = None,
+    other_measured: Annotated[float | None, typer.Option(help="Tokens/s measured on the other card")] = None,
+    ram: Annotated[float | None, typer.Option("--ram", help="System RAM the machine has, GiB")] = None,
+    memory: Annotated[str | None, typer.Option(help="RAM type: ddr4, ddr5, ddr5-6000 ...")] = None,
+    channels: Annotated[int | None, typer.Option(help="Memory channels populated")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Why is it slow / why does it OOM: the computed ceiling against the measured number, then the causes."""
+    from assistant import render
+    from tools.diagnose import DiagnoseRequest
+    from tools.diagnose import diagnose as run_diagnosis
+
+    def build() -> BaseModel:
+        return run_diagnosis(
+            DiagnoseRequest(
+                model=model,
+                params_b=params,
+                gpu=gpu,
+                num_gpus=gpus,
+                precision=precision,
+                context_tokens=context,
+                mode="training" if training or seconds_per_step else "inference",
+                engine=engine,
+                flags=flag or [],
+                symptom=symptom,  # type: ignore[arg-type]  # validated by the request model
+                measured_tokens_per_s=measured,
+                measured_seconds_per_step=seconds_per_step,
+                target_tokens_per_s=target,
+                measured_memory_gib=memory_used,
+                other_gpu=other_gpu,
+                other_measured_tokens_per_s=other_measured,
+                ram_gib=ram,
+                memory=memory,
+                channels=channels,
+            )
+        )
+
+    _run(build, render.diagnose, as_json)
+
+
+@app.command()
+def capacity(
+    gpu: Annotated[str | None, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")] = None,
+    vram: Annotated[float | None, typer.Option("--vram", help="A card's memory in GB, instead of --gpu")] = None,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    mode: Annotated[str, typer.Option(help="inference | finetune | full | lora | qlora")] = "inference",
+    precision: Annotated[str | None, typer.Option(help="Size only this format (q4_k_m, awq, fp8, bf16 ...)")] = None,
+    context: Annotated[int | None, typer.Option(help="Context (inference) or sequence length (training)")] = None,
+    family: Annotated[str | None, typer.Option(help="Name examples from this family only: llama, qwen ...")] = None,
+    engine: Annotated[str | None, typer.Option(help="vllm, llama.cpp / ollama, sglang ...")] = None,
+    ram: Annotated[float | None, typer.Option("--ram", help="System RAM in GB: CPU offload example")] = None,
+    memory: Annotated[str | None, typer.Option(help="RAM type for the offload example: ddr4, ddr5 ...")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The biggest model given GPUs run or fine-tune: per way (16/8/4-bit, full/LoRA/QLoRA), with real models."""
+    from assistant import render
+    from tools.capacity import CapacityRequest, largest_model
+
+    def build() -> BaseModel:
+        return largest_model(
+            CapacityRequest(
+                gpu=gpu,
+                vram_gib=vram,
+                num_gpus=gpus,
+                mode=mode,  # type: ignore[arg-type]  # validated by the request model
+                precision=precision,
+                context_tokens=context,
+                family=family,
+                engine=engine,
+                ram_gib=ram,
+                ram_type=memory,
+            )
+        )
+
+    _run(build, render.capacity, as_json)
 
 
 @app.command()
@@ -352,6 +509,84 @@ def tco(
         )
 
     _run(build, render.tco, as_json)
+
+
+@app.command()
+def rent(
+    gpu: Annotated[str | None, typer.Option("--gpu", "-g", help="GPU name (fuzzy)")] = None,
+    gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+    need: Annotated[float | None, typer.Option("--need", help="Or: GiB the job needs, all GPUs together")] = None,
+    currency: CurrencyOpt = "CNY",
+    market: Annotated[str | None, typer.Option(help="cn or global (default: cn for CNY)")] = None,
+    provider: Annotated[str | None, typer.Option(help="Only this provider: AWS, AutoDL, RunPod ...")] = None,
+    hours: Annotated[float | None, typer.Option(help="Length of the job in hours, for its cost")] = None,
+    limit: Annotated[int, typer.Option(help="How many offers")] = 5,
+    prices: Annotated[str | None, typer.Option("--prices", help="Your own prices.yaml")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Where to rent a GPU: dated offers cheapest first, billing, storage and free tiers."""
+    from assistant import render_cost
+    from tools.rent import RentRequest, rent_providers
+
+    def build() -> BaseModel:
+        return rent_providers(
+            RentRequest(
+                gpu=gpu,
+                num_gpus=gpus,
+                need_gib=need,
+                currency=currency,  # type: ignore[arg-type]  # validated by the request model
+                market=market,  # type: ignore[arg-type]
+                provider=provider,
+                hours=hours,
+                limit=limit,
+                prices_file=prices,
+            )
+        )
+
+    _run(build, render_cost.rent, as_json)
+
+
+@app.command(name="api")
+def api_cmd(
+    requests: Annotated[float | None, typer.Option("--requests", help="Requests a day")] = None,
+    input_tokens: Annotated[int | None, typer.Option("--input-tokens", help="Prompt tokens per request")] = None,
+    output_tokens: Annotated[int | None, typer.Option("--output-tokens", help="Output tokens per request")] = None,
+    tokens: Annotated[float | None, typer.Option("--tokens", help="Or: tokens a month (input + output)")] = None,
+    bill: Annotated[float | None, typer.Option("--bill", help="Or: your API bill a month")] = None,
+    api: Annotated[str | None, typer.Option(help="API to price: deepseek, openai, claude, gpt-5.4-mini ...")] = None,
+    model: ModelOpt = None,
+    params: ParamsOpt = None,
+    gpu: Annotated[str | None, typer.Option("--gpu", "-g", help="Your GPU (default: cheapest rental)")] = None,
+    gpus: Annotated[int | None, typer.Option(help="GPUs per server")] = None,
+    precision: Annotated[str | None, typer.Option(help="Self-hosted weight format (default awq)")] = None,
+    hours: Annotated[float, typer.Option(help="Hours a day the service is up")] = 24,
+    currency: CurrencyOpt = "CNY",
+    as_json: JsonOpt = False,
+) -> None:
+    """API or your own GPU: monthly cost of a token volume both ways, and the break-even volume."""
+    from assistant import render_cost
+    from tools.api_cost import ApiCostRequest, compare_api
+
+    def build() -> BaseModel:
+        return compare_api(
+            ApiCostRequest(
+                requests_per_day=requests,
+                input_tokens_per_request=input_tokens,
+                output_tokens_per_request=output_tokens,
+                tokens_per_month=tokens,
+                monthly_bill=bill,
+                api=api,
+                model=model,
+                params_b=params,
+                gpu=gpu,
+                num_gpus=gpus,
+                precision=precision,
+                hours_per_day=hours,
+                currency=currency,  # type: ignore[arg-type]  # validated by the request model
+            )
+        )
+
+    _run(build, render_cost.api_cost, as_json)
 
 
 @app.command()

@@ -47,14 +47,23 @@ def lead_of(answer: str, sentences: int = 2) -> str:
 
 
 def _shows(answer: str, value: float | None) -> bool:
-    """Whether the answer states `value` (to the precision answers print it)."""
+    """Whether the answer states `value` (to the precision answers print it) as a fact, not in a paragraph about
+    what would happen on other terms (consistency_terms.yaml `hypothetical`)."""
     if value is None:
         return False
-    for raw in _NUMBER.findall(answer):
-        n = float(raw.replace(",", ""))
-        if abs(n - value) <= max(0.051, 0.005 * abs(value)):
-            return True
+    for paragraph in answer.split("\n"):
+        if _terms()["hypothetical"].search(paragraph):
+            continue
+        for raw in _NUMBER.findall(paragraph):
+            n = float(raw.replace(",", ""))
+            if abs(n - value) <= max(0.051, 0.005 * abs(value)):
+                return True
     return False
+
+
+def _names_count(lead: str, n: int) -> bool:
+    """Whether the lead names a count of cards ("4 × A100", "需要 4 张"), not a digit inside another number."""
+    return re.search(rf"(?<![\d.,]){n}\s*(?:×|x|张|块|cards?|GPUs?)", lead, re.I) is not None
 
 
 def _short(name: str) -> str:
@@ -106,7 +115,7 @@ def _speeds_below_the_count_needed(lead: str, vrams: list[Any], speeds: list[Any
     out = []
     for v in vrams:
         needed = v.fit.gpus_needed
-        if v.fit.fits or not needed or str(needed) not in lead:
+        if v.fit.fits or not needed or not _names_count(lead, needed):
             continue
         for s in speeds:
             if s.gpu == v.fit.gpu and _same_job(v, s) and s.num_gpus < needed:

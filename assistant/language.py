@@ -18,10 +18,17 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]")
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z]{2,}(?![A-Za-z0-9_.-])")
 
 
+# A pasted error message is English whoever pastes it ("报错：torch.OutOfMemoryError: CUDA out of memory ..."):
+# from the exception's name to the end of its line, its words say nothing about the user's language.
+_ERROR_LINE = re.compile(r"[A-Za-z_.]*(?:Error|Exception|Traceback)\b[^\n]*")
+
+
 def detect_language(text: str) -> Language:
-    """zh when CJK characters number at least a third of the standalone Latin words, else en."""
+    """zh when CJK characters number at least a third of the standalone Latin words (outside pasted error
+    messages), else en."""
     cjk = len(_CJK.findall(text or ""))
-    return "zh" if cjk and cjk * 3 >= len(_LATIN_WORD.findall(text or "")) else "en"
+    prose = _ERROR_LINE.sub(" ", text or "") if cjk else ""
+    return "zh" if cjk and cjk * 3 >= len(_LATIN_WORD.findall(prose)) else "en"
 
 
 def currency_for(lang: str) -> Currency:

@@ -72,12 +72,24 @@ def _data_names() -> frozenset[str]:
     for arch in registry().values():
         names |= {arch.name, arch.id, *arch.aliases}
     for row in load_prices(None, None).rows:
-        names.add(row.provider)
+        names |= {row.provider, row.offering}
+    names |= _api_and_rental_names()
     for engine in defaults()["speed"]["engines"].values():
         names |= set(engine["aliases"])
     for platform in platforms():
         names |= set(platform.examples)
     return frozenset(n for n in names if len(n.strip()) >= 2)
+
+
+def _api_and_rental_names() -> set[str]:
+    """Hosted APIs, their models and rental providers (knowledge/data/api_prices.yaml, rental_providers.yaml)."""
+    from tools.api_cost import api_rows
+    from tools.rent import provider_facts
+
+    names = {n for row in api_rows().values() for n in (row.provider, row.model)}
+    for p in provider_facts().values():
+        names |= {p.name, *p.aliases}
+    return names
 
 
 @cache

@@ -159,6 +159,51 @@ def speed(console: Console, r: SpeedResult) -> None:
     _notes(console, r.assumptions, r.warnings)
 
 
+def offload(console: Console, r: Any) -> None:
+    where = f"{r.num_gpus}x {r.gpu}" if r.gpu else "CPU only"
+    table = Table(title=f"{r.model} ({r.precision}) on {where} + {r.ram.memory.upper()}", header_style="bold")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    rows = [
+        ("layout", r.strategy),
+        ("layers on GPU", f"{r.layers_on_gpu} of {r.layers_total}"),
+        ("on GPU (GiB)", f"{r.on_gpu_gib:,.1f} of {r.gpu_gib_available:,.1f}"),
+        ("in RAM (GiB)", f"{r.in_ram_gib:,.1f}"),
+        ("RAM needed (GiB)", f"{r.ram_needed_gib:,.1f}" + (f" of {r.ram_gib:g}" if r.ram_gib else "")),
+        ("RAM bandwidth (GB/s, peak / in decode)", f"{r.ram.peak_gbs:,.0f} / {r.ram.effective_gbs:,.0f}"),
+        ("decode tokens/s", f"{r.decode_tokens_per_s:,.2f}"),
+    ]
+    if r.gpu_only_tokens_per_s:
+        rows.append(("if it all fit on the GPU", f"{r.gpu_only_tokens_per_s:,.1f}"))
+    for label, value in rows:
+        table.add_row(label, value)
+    console.print(table)
+    _notes(console, r.assumptions, r.warnings)
+
+
+def diagnose(console: Console, r: Any) -> None:
+    """The ceiling against the measured number, then the causes with their fixes and sources."""
+    where = f"{r.num_gpus}x {r.gpu}" if r.gpu else "no GPU named"
+    title = f"{r.model or 'no model named'} ({r.precision or '-'}) on {where}: {r.symptom}"
+    table = Table(title=title, header_style="bold")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    rows = [("verdict", r.verdict), ("ceiling (tokens/s)", _num(r.ceiling_tokens_per_s)), ("bound", r.bound or "-")]
+    rows += [("measured (tokens/s)", _num(r.measured_tokens_per_s)), ("ceiling / measured", _num(r.gap))]
+    if r.memory_per_gpu_gib is not None:
+        rows.append(("memory per GPU (GiB)", f"{r.memory_per_gpu_gib:,.1f} of {_num(r.usable_gib_per_gpu)}"))
+    if r.offload_strategy:
+        rows.append(("in RAM (GiB)", f"{r.in_ram_gib:,.1f} ({r.offload_strategy}, {_num(r.ram_effective_gbs)} GB/s)"))
+    for label, value in rows:
+        table.add_row(label, value)
+    console.print(table)
+    for i, cause in enumerate(r.causes, 1):
+        console.print(f"[bold]{i}. {cause.id}[/]: {_text(cause.why)}\n   [green]fix:[/] {_text(cause.fix)}")
+        for source in cause.sources[:2]:
+            console.print(f"   [dim]{source.url} ({source.date})[/]")
+    _notes(console, r.assumptions, r.warnings)
+
+
 def models(console: Console, rows: Sequence[Any]) -> None:
     """The model registry: ids whole, the architecture in one column that wraps."""
     table_rows = []
@@ -251,6 +296,28 @@ def fit(console: Console, r) -> None:
     _notes(console, r.assumptions, r.warnings)
 
 
+def capacity(console: Console, r: Any) -> None:
+    """The largest model per way of running it, with the registry models that fit."""
+    where = f"{r.num_gpus}x {r.gpu}" if r.gpu else f"{r.num_gpus}x a {r.capacity_gib:g} GB card"
+    table = Table(title=f"Largest model on {where}", header_style="bold")
+    for col in ("way", "format", "engine", "largest (B params)", "GiB per GPU", "models that fit"):
+        table.add_column(col, justify="right" if col in ("largest (B params)", "GiB per GPU") else "left")
+    for w in r.ways:
+        way = w.mode if w.mode != "inference" else f"inference {w.bits}-bit"
+        size = f"{w.max_params_b:g}" if w.max_params_b is not None else "none"
+        at = f"{w.per_gpu_gib_at_max:,.1f} of {w.usable_gib_per_gpu:,.1f}" if w.per_gpu_gib_at_max else "-"
+        models = ", ".join(f"{e.model} ({e.per_gpu_gib:.1f})" for e in w.examples) or "-"
+        table.add_row(way, w.precision, w.engine, size, at, models)
+    console.print(table)
+    if r.offload is not None:
+        o = r.offload
+        console.print(
+            f"with {o.ram_gib:g} GB RAM (CPU offload, {o.strategy}): {o.model} ({o.precision}) "
+            f"{o.on_gpu_gib:.1f} GiB on GPU + {o.in_ram_gib:.1f} GiB in RAM, about {o.decode_tokens_per_s:.1f} tokens/s"
+        )
+    _notes(console, r.assumptions, r.warnings)
+
+
 def tco(console: Console, r) -> None:
     c = r.currency
     console.print(
@@ -307,6 +374,27 @@ def recommend(console: Console, r) -> None:
 
 
 # ---- assistant answers ------------------------------------------------------------------------------------------
+
+
+_VERDICT_STYLE = {"yes": "green", "no": "red", "caveat": "yellow"}
+
+
+def support(console: Console, r: Any) -> None:
+    """A check_support verdict: the verdict, why, what instead, caveats, assumptions and the dated sources."""
+    target = r.compute_capability or r.gfx_target
+    where = f"{r.gpu} ({target})" if target else r.gpu
+    style = _VERDICT_STYLE.get(r.verdict, "bold")
+    console.print(f"[bold]{r.engine_name}[/] on [bold]{where}[/]: [{style}]{r.verdict}[/]")
+    for n in [*r.why, *([r.card] if r.card else [])]:
+        console.print(f"  - {_text(n)}")
+    if r.instead:
+        console.print("[bold]instead:[/]")
+        for n in r.instead:
+            console.print(f"  - {_text(n)}")
+    _notes(console, r.assumptions, r.warnings)
+    console.print("[dim]sources:[/]")
+    for src in r.sources:
+        console.print(f"[dim]  - {src.url} ({src.date})[/]")
 
 
 def tool_call_line(name: str, args: dict) -> Text:

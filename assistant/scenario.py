@@ -29,6 +29,8 @@ class Scenario(BaseModel):
     preference: str | None = None
     gpus: list[str] = []
     lora_rank: int | None = None
+    lora_targets: str | None = None  # "attention": adapters on the attention projections only (tools/vram.py)
+    cpu_offload: str | None = None  # training: ZeRO-Offload of the optimizer states ("optimizer_and_params": ZeRO-3)
     optimizer: str | None = None
     zero_stage: int | None = None
     persona: str | None = None
@@ -40,6 +42,23 @@ class Scenario(BaseModel):
     budget_scope: str | None = None
     gpu_price: float | None = None
     cloud_price: float | None = None
+    fused_loss: bool | None = None  # training with a fused/chunked cross-entropy (Unsloth, Liger)
+    engine: str | None = None  # the engine named (tools/sizing.py keys): the fit verdict's headroom
+    engine_name: str | None = None  # as named ("ollama" is llama.cpp's headroom, but offloads whole layers only)
+    ram_gib: float | None = None  # system RAM, for CPU offload
+    ram_type: str | None = None  # "ddr4", "ddr5-6000"
+    machine: str | None = None  # CPU platform class (system_memory.yaml machines)
+    support_subject: str | None = None  # engine / feature a support question named (tools/support.py ids)
+    # a training run's data: hours to train come from samples x tokens per sample x epochs (tools/speed.py)
+    dataset_samples: int | None = None
+    sample_tokens: int | None = None
+    dataset_tokens: float | None = None
+    epochs: float | None = None
+    # a service's usage and the API it is priced against (tools/api_cost.py): "每天 1 万次调用" carries over
+    requests_per_day: float | None = None
+    tokens_per_month: float | None = None
+    api: str | None = None
+    rent_provider: str | None = None  # "on AWS": where the user rents (tools/rent.py provider names)
     last_intents: list[str] = []
 
     def apply_tool_call(self, name: str, args: dict[str, Any]) -> None:
@@ -67,6 +86,8 @@ def scenario_from_messages(messages: list[Any]) -> Scenario:
         for call in getattr(msg, "tool_calls", None) or []:
             if _describes_workload(call):
                 scenario.apply_tool_call(call["name"], call.get("args") or {})
+            elif kept := _kept_args(call):  # an example call that still carries what the user stated
+                scenario.apply_tool_call(call["name"], kept)
             turn_calls.append(call)
     if turn_calls:
         scenario.last_intents = _intents(turn_calls)
@@ -84,6 +105,17 @@ def _describes_workload(call: dict[str, Any]) -> bool:
     if planner is None or call["name"] not in ToolName.__members__.values():
         return True
     return planner.records(ToolName(call["name"]))
+
+
+def _kept_args(call: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of a call marked as an example that still describe the user's workload (a dataset size
+    sent with an example card), as the planning capability says."""
+    from assistant.capabilities import REGISTRY
+    from assistant.capabilities.base import owner_from_id
+
+    owner = owner_from_id(call.get("id") or "")
+    planner = next((c for c in REGISTRY if c.intent == owner), None)
+    return planner.kept_args(call["name"], call.get("args") or {}) if planner is not None else {}
 
 
 def _intents(calls: list[dict[str, Any]]) -> list[str]:

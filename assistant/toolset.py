@@ -35,6 +35,15 @@ class ToolName(StrEnum):
     RECOMMEND_GPUS = "recommend_gpus"
     PLAN_WORKSTATION = "plan_workstation"
     SEARCH_GUIDES = "search_guides"
+    CHECK_SUPPORT = "check_support"
+    LARGEST_MODEL = "largest_model"
+    ESTIMATE_OFFLOAD = "estimate_offload"
+    DIAGNOSE = "diagnose"
+    ASSESS_CARD = "assess_card"
+    RENT_PROVIDERS = "rent_providers"
+    COMPARE_API = "compare_api"
+    ESTIMATE_RL = "estimate_rl"
+    SIZE_FLEET = "size_fleet"
 
 
 class SearchGuidesRequest(BaseModel):
@@ -67,6 +76,8 @@ def _search_guides(req: SearchGuidesRequest) -> SearchResult:
         # An answer cites guides in its own language (every bundled guide has a zh and an en twin); the other
         # language's passages count only when none in the answer's language matched.
         same = [p for p in passages if p.lang == req.lang]
+        if req.lang and not same:  # an English-heavy question ("grok-1 cloud GPU"): look deeper for the twin
+            same = [p for p in search(req.query, k=req.k * 6, lang=req.lang) if p.lang == req.lang]
         passages = (same or passages)[: req.k]
         rest = section_passages(passages) if req.whole_sections else []
     except (AdvisorError, ValueError):  # StoreError, EmbeddingError, bad query: their messages say what to do
@@ -84,11 +95,20 @@ def _search_guides(req: SearchGuidesRequest) -> SearchResult:
 
 @cache
 def _specs() -> tuple[ToolSpec, ...]:
+    from tools.api_cost import ApiCostRequest, ApiCostResult, compare_api
+    from tools.capacity import CapacityRequest, CapacityResult, largest_model
+    from tools.card_risk import CardRiskRequest, CardRiskResult, assess_card
     from tools.compare import CompareRequest, CompareResult, compare_gpus
+    from tools.diagnose import DiagnoseRequest, DiagnoseResult, diagnose
     from tools.fit import FitRequest, FitResult, fit_on_gpu
+    from tools.fleet import FleetRequest, FleetResult, size_fleet
     from tools.gpu_search import FindGpusRequest, FindGpusResult, GpuSpecsRequest, GpuSpecsResult, find_gpus, gpu_specs
+    from tools.offload import OffloadRequest, OffloadResult, estimate_offload
     from tools.recommend import RecommendRequest, RecommendResult, recommend_gpus
+    from tools.rent import RentRequest, RentResult, rent_providers
+    from tools.rl import RlRequest, RlResult, estimate_rl
     from tools.speed import SpeedRequest, SpeedResult, estimate_speed
+    from tools.support import SupportRequest, SupportResult, check_support
     from tools.tco import TcoRequest, TcoResult, calculate_tco
     from tools.vram import VramRequest, VramResult, estimate_vram
     from tools.workstation import WorkstationPlan, WorkstationRequest, plan_workstation
@@ -165,6 +185,91 @@ def _specs() -> tuple[ToolSpec, ...]:
             WorkstationRequest,
             WorkstationPlan,
             plan_workstation,
+        ),
+        ToolSpec(
+            ToolName.ESTIMATE_OFFLOAD,
+            "A model that does not fit in GPU memory run partly (or wholly) from system RAM: layers on the GPU "
+            "(llama.cpp -ngl), MoE experts in RAM (--cpu-moe, ktransformers) or CPU only; GPU and RAM GiB, the RAM "
+            "needed, and decode tokens/s from RAM bandwidth (DDR type x channels).",
+            OffloadRequest,
+            OffloadResult,
+            estimate_offload,
+        ),
+        ToolSpec(
+            ToolName.SIZE_FLEET,
+            "GPUs to serve a request rate (requests per second) with a model: one replica's prefill and batched "
+            "decode rates, the tokens per second the rate needs, and how many replicas (GPUs) carry it.",
+            FleetRequest,
+            FleetResult,
+            size_fleet,
+        ),
+        ToolSpec(
+            ToolName.ESTIMATE_RL,
+            "GPU memory per GPU for reinforcement-learning fine-tuning (GRPO, PPO / RLHF, DPO): the policy being "
+            "trained plus the reference, critic, reward and rollout (vLLM) models the algorithm holds, added up on "
+            "the cards named (colocated, or the rollout engine on a card of its own for LoRA), with the verdict.",
+            RlRequest,
+            RlResult,
+            estimate_rl,
+        ),
+        ToolSpec(
+            ToolName.DIAGNOSE,
+            "Why a measured speed or an out-of-memory on named hardware is what it is: the computed ceiling (decode "
+            "tokens/s on the GPUs, or with the model partly in RAM) against the measured number, then the causes that "
+            "apply, most likely first (offload, engine settings such as --enforce-eager, PCIe tensor parallel, "
+            "nn.DataParallel, fp32 loading, old-card kernels), each with what to change and its sources.",
+            DiagnoseRequest,
+            DiagnoseResult,
+            diagnose,
+        ),
+        ToolSpec(
+            ToolName.ASSESS_CARD,
+            "What to know before relying on an old (Kepler to Turing), memory-modified or multi-GPU card for a job "
+            "(inference, training, buying): the verdict, compute capability, tensor cores, FP16 rate, BF16 and "
+            "FlashAttention-2, engine support, end of driver/CUDA support, GPUs per board, cooling, a decode speed "
+            "for the model asked about, what to do on it, and better cards for the same money.",
+            CardRiskRequest,
+            CardRiskResult,
+            assess_card,
+        ),
+        ToolSpec(
+            ToolName.LARGEST_MODEL,
+            "The biggest model given GPUs (or a card of a stated memory) run or fine-tune, per way of running it: "
+            "16-bit, 8-bit and 4-bit inference, full / LoRA / QLoRA fine-tuning; the largest size that fits and the "
+            "largest current models that do, each checked; with system RAM, one bigger model with CPU offload.",
+            CapacityRequest,
+            CapacityResult,
+            largest_model,
+        ),
+        ToolSpec(
+            ToolName.CHECK_SUPPORT,
+            "Will an engine, library, kernel or feature run on a GPU (vLLM, SGLang, TensorRT-LLM, llama.cpp, "
+            "Ollama, ExLlamaV2/V3, bitsandbytes, PyTorch/Transformers, MLX, DeepSpeed, Unsloth, xFormers, "
+            "FlashAttention-2/3/4, Marlin, BF16, FP8, FP4, CUDA, ROCm, Metal, Vulkan), optionally with a weight "
+            "format: yes / no / caveat, why (compute capability or gfx target), what to use instead, dated sources.",
+            SupportRequest,
+            SupportResult,
+            check_support,
+        ),
+        ToolSpec(
+            ToolName.RENT_PROVIDERS,
+            "Where to rent a GPU (or enough GPU memory for a job): dated on-demand and interruptible offers per "
+            "GPU-hour cheapest first, in the user's market (Chinese platforms such as AutoDL, or RunPod, Vast.ai, "
+            "Lambda, the big clouds), with billing unit, what storage survives a stop, free tiers (Colab, Kaggle) "
+            "and how not to lose work.",
+            RentRequest,
+            RentResult,
+            rent_providers,
+        ),
+        ToolSpec(
+            ToolName.COMPARE_API,
+            "API or self-hosting: a token volume (requests a day x tokens, tokens a month, or a monthly bill) priced "
+            "at dated API list prices (DeepSeek, Qwen, OpenAI, Anthropic, Gemini, Groq, Together) against an open "
+            "model on rented or bought GPUs kept up the hours a day the service runs; the break-even volume, and "
+            "what the self-hosted model is next to the API's.",
+            ApiCostRequest,
+            ApiCostResult,
+            compare_api,
         ),
         ToolSpec(
             ToolName.SEARCH_GUIDES,

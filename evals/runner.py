@@ -141,7 +141,9 @@ def _norm(value: Any) -> Any:
 
 def _args_match(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
     for key, want in expected.items():
-        got = actual.get(key)
+        # recommend / compare carry the scenario in `workload`: {model: X} means the model sized, wherever it sits
+        nested = actual.get("workload") if isinstance(actual.get("workload"), dict) else {}
+        got = actual[key] if key in actual else nested.get(key)
         if isinstance(want, dict):
             if not isinstance(got, dict) or not _args_match(want, got):
                 return False
@@ -665,6 +667,10 @@ def _options_of(call: Any) -> list[_Option]:
         if isinstance(index, int) and 0 <= index < len(rows) and rows[index].count:
             return [_Option(label="pick", gpu=rows[index].gpu_id, count=rows[index].count)]
         return []
+    if call.name == "rent_providers":  # where to rent: the cheapest offer leads, and it is a cloud rental
+        offers = getattr(result, "offers", None) or getattr(result, "alternatives", None) or []
+        first = offers[0] if offers else None
+        return [_Option(label="primary", gpu=first.gpu_id, count=first.num_gpus, deployment="cloud")] if first else []
     if call.name in ("fit_on_gpu", "estimate_vram") and hasattr(result, "num_gpus"):
         gpu = getattr(result, "gpu", None) if call.name == "fit_on_gpu" else None
         return [_Option(label=call.name, gpu=gpu, count=result.num_gpus)]

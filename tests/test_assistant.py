@@ -29,6 +29,17 @@ def one(final, name):
     return found[-1]
 
 
+def _job(call):
+    args = {**call.args, **(call.args.get("workload") or {})}
+    return args.get("model") or args.get("params_b"), args.get("mode")
+
+
+def main_call(found):
+    """The last call of the job the turn asked about (the first call's model and method): a fine-tune's answer
+    also sizes the other methods and the cards they need (capabilities/training.py), as examples after it."""
+    return [c for c in found if _job(c) == _job(found[0])][-1]
+
+
 def has_number(answer, value, fmt="{:,.1f}"):
     return fmt.format(value) in answer
 
@@ -87,7 +98,8 @@ SINGLE = [
 @pytest.mark.parametrize(("question", "lang", "tool", "args"), SINGLE, ids=[q[:40] for q, *_ in SINGLE])
 def test_memory_questions(advisor, question, lang, tool, args):
     final = turn(advisor, new_session(), question)
-    call = one(final, tool)
+    one(final, tool)
+    call = main_call(calls(final, tool))
     for key, value in args.items():
         assert call.args.get(key) == value, (key, call.args)
     assert final.language == lang
@@ -122,6 +134,17 @@ def test_recommendations(advisor, question, lang, args):
     assert final.language == lang
 
 
+def test_no_speed_is_quoted_for_cards_the_job_does_not_fit(advisor):
+    # full fine-tuning of a 70B on 8 x H100 80GB needs ~140 GiB per GPU with ZeRO-3: the answer says so and shows
+    # what does fit those cards; a training speed on them would contradict it
+    final = turn(advisor, new_session(), "8x H100 训练 Llama-3.1-70B 全参，每秒多少 token？")
+    first = final.answer.split("\n")[0]
+    assert "放不下" in final.answer and not final.consistency.contradictions
+    speeds = [c.result for c in final.tool_calls if c.name == "estimate_speed" and c.result is not None]
+    assert all(not has_number(final.answer, r.training_tokens_per_s, "{:,.0f}") for r in speeds if not r.fits_in_memory)
+    assert "QLoRA" in first or "LoRA" in first or "放不下" in first
+
+
 def test_speed_serving_question_sizes_the_cluster(advisor):
     q = "Serve Llama-3.1-70B to 50 concurrent users at 8k context: how many H100s, and what tokens/s?"
     final = turn(advisor, new_session(), q)
@@ -136,7 +159,7 @@ def test_speed_serving_question_sizes_the_cluster(advisor):
     [
         ("Qwen2.5-7B 在两张 4090 上推理速度多少？", "rtx-4090", 2),
         ("How fast is Llama-3.1-8B Q4_K_M on one RTX 3090?", "rtx-3090", 1),
-        ("8x H100 训练 Llama-3.1-70B 全参，每秒多少 token？", "h100-sxm", 8),
+        ("8x H100 训练 Llama-3.1-8B 全参，每秒多少 token？", "h100-sxm", 8),
     ],
 )
 def test_speed_questions(advisor, question, gpu, count):
@@ -313,7 +336,7 @@ def test_what_if_follow_ups(advisor, conversation):
         final = turn(advisor, session, question)
         work = [c for c in final.tool_calls if c.name != "search_guides" and c.name != "gpu_specs"]
         assert work, (question, final.answer)
-        call = work[-1]
+        call = main_call(work)
         args = dict(call.args)
         args.update(call.args.get("workload") or {})
         for key, value in expected.items():

@@ -350,6 +350,7 @@ def test_a_long_tail_row_gets_a_derived_link():
 
 # ---- the cards people own and ask about: plain names, compute capability ------------------------------------
 
+
 @pytest.mark.parametrize(
     ("name", "gpu_id"),
     [

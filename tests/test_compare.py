@@ -315,6 +315,7 @@ def test_chat_three_cards_in_chinese_is_all_chinese() -> None:
     for name in names:
         rest = rest.replace(name, " ")
     units = {"GiB", "GB", "TFLOPS", "BF16", "FP8", "ECC", "NVLink", "PCIe", "RoCE", "CUDA", "GPU", "RTX", "Tensor"}
+    units |= {"AWQ", "INT8", "bit", "B"}  # each card's largest model: "4-bit（AWQ）最大约 130B"
     words = {w for w in re.findall(r"[A-Za-z][A-Za-z0-9_\-]*", rest) if not re.search(r"\d", w)} - units
     assert not words, words
 
@@ -372,3 +373,72 @@ def test_the_budget_is_a_hard_limit_and_the_least_over_leads_when_all_are_over()
     assert all(x.over_budget_by for x in r.rows)
     assert _pick(r).gpu_id == "rtx-3090"  # two used 3090s are the least over
     assert "cmp_all_over_budget" in {n.code for n in r.verdict.reasons}
+
+
+# ---- the job's bottleneck leads (advice.md §9) ----------------------------------------------------------------
+
+
+def _codes(notes: list) -> list[str]:
+    return [n.code for n in notes]
+
+
+def test_training_cards_are_compared_on_dense_bf16_per_card_at_the_same_count() -> None:
+    r = _compare(gpus=["H20", "A100"], counts={"H20": 8}, focus="training", currency="CNY")
+    assert [x.count for x in r.rows] == [8, 8]  # "8张H20 比 A100": like for like
+    lead = r.verdict.bottleneck
+    assert lead is not None and lead.code == "cmp_focus_training_tflops_per_card"
+    assert (lead.params["fast_v"], lead.params["slow_v"]) == (312, 148)
+    assert "慢" in lead.render("zh") and _pick(r).gpu_id == "a100-80gb-sxm"
+    assert "cmp_one_card_enough" not in _codes(r.verdict.reasons)  # no job named: "enough" means nothing
+
+
+def test_training_cards_say_which_trains_bigger_models() -> None:
+    r = _compare(gpus=["3090", "4090"], counts={"3090": 2, "4090": 1}, focus="training")
+    room = r.verdict.bottleneck.params["room"]
+    assert room and room[0].code == "cmp_focus_train_room"
+    assert all(x.sizes and x.sizes[0].mode == "qlora" for x in r.rows)
+
+
+def test_cards_without_a_job_list_what_each_runs() -> None:
+    r = _compare(gpus=["H100", "A100"])
+    assert r.verdict.bottleneck.code == "cmp_focus_decode_gbs"
+    assert all(x.sizes and x.sizes[0].mode == "inference" and x.sizes[0].max_params_b for x in r.rows)
+
+
+def test_prompt_processing_ranks_the_setups_by_compute_in_a_format_they_all_hold() -> None:
+    r = _compare(
+        gpus=["A6000", "6000 Ada", "A100", "H100"],
+        counts={"A6000": 4, "6000 Ada": 4, "A100": 2, "H100": 2},
+        workload=VramRequest(params_b=120),
+        focus="prefill",
+    )
+    assert all(x.count == x.count_asked for x in r.rows)  # each setup as named, not resized
+    assert len({x.precision for x in r.rows}) == 1 and "cmp_fitted_way" in _codes(r.assumptions)
+    lead = r.verdict.bottleneck
+    assert lead.code == "cmp_focus_prefill_tps_rank" and "H100" in lead.params["items"][0].render("en")
+
+
+def test_a_fine_tune_left_open_is_qlora_on_the_cards_named_and_says_it_needs_sharding() -> None:
+    r = _compare(
+        gpus=["4090", "3090"],
+        counts={"4090": 2, "3090": 2},
+        workload=VramRequest(params_b=65, mode="lora"),
+        method_open=True,
+    )
+    assert {x.mode for x in r.rows} == {"qlora"}
+    notes = [n for x in r.rows for n in x.notes]
+    assert "cmp_sharded_training" in _codes(notes)
+
+
+def test_a_4bit_gpu_format_on_volta_notes_the_slower_kernel() -> None:
+    r = _compare(gpus=["4090", "V100"], workload=VramRequest(params_b=32, precision="gptq"))
+    assert "sup_gptq_plain" in _codes(_row(r, "v100-sxm2-32gb").notes)
+    assert "sup_gptq_plain" not in _codes(_row(r, "rtx-4090").notes)
+
+
+def test_chat_training_comparison_leads_with_the_pick_then_the_bottleneck() -> None:
+    answer, calls = chat("8张H20训练效率会比A100低很多吗")
+    args, _ = _compared(calls)
+    assert args["focus"] == "training"
+    first_two = answer.split("\n")[0]
+    assert first_two.startswith("**结论：选") and "148" in first_two and "312" in first_two

@@ -317,3 +317,14 @@ def test_rubric_verdict_reads_a_comparison_by_attribute():
     methods = SimpleNamespace(axis="methods", rows=[row], verdict=SimpleNamespace(pick=0, gpu="RTX 4090"))
     qlora_first = _final("Use QLoRA on the RTX 4090. It fits.", [("compare_gpus", {}, methods)], "en")
     assert _rubric(score_turn(Turn(user="lora or qlora?"), qlora_first))["verdict"] is False
+
+
+def test_an_expected_model_is_found_in_a_recommend_calls_workload():
+    """{model: X} names the model sized, whether the call carries it at the top (vram) or in its workload."""
+    from evals.scenarios_schema import ExpectedCall
+
+    turn = Turn(user="q", tools=[ExpectedCall(name=["estimate_vram", "recommend_gpus"], args={"model": "llama-2-70b"})])
+    nested = [("recommend_gpus", {"workload": {"model": "llama-2-70b", "mode": "lora"}}, None)]
+    other = [("recommend_gpus", {"workload": {"model": "llama-2-13b", "mode": "lora"}}, None)]
+    assert score_turn(turn, _final("a", nested))[0].passed
+    assert not score_turn(turn, _final("a", other))[0].passed

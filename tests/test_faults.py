@@ -36,7 +36,8 @@ def _clean(text: str) -> None:
 def _vram_call(final: FinalEvent):
     calls = [c for c in final.tool_calls if c.name == "estimate_vram" and c.result]
     assert calls, final.answer
-    return calls[-1]
+    job = (calls[0].args.get("model"), calls[0].args.get("mode"))  # the asked job: the other methods follow it
+    return [c for c in calls if (c.args.get("model"), c.args.get("mode")) == job][-1]
 
 
 @pytest.fixture(scope="module")

@@ -102,7 +102,7 @@ def chat(question: str) -> tuple[str, list[tuple[dict, VramResult]]]:
 
 def verdict_in(text: str, gpu_name: str) -> tuple[bool, int | None]:
     """Fits on one? and the GPU count the answer says the job needs."""
-    if re.search(r"Yes, it fits\*\* on one ", text):
+    if re.search(r"Yes, it fits\*\*(?: at [^*\n]+?)? on one ", text):  # "… fits** at FP8 (8-bit) on one"
         return True, 1
     gpu = re.escape(gpu_name)
     m = re.search(rf"\*\*(\d+) × {gpu}\*\* are needed|needs \*\*(\d+) × {gpu}", text)

@@ -43,6 +43,15 @@ BASE_ARGS: dict[str, dict[str, Any]] = {
     "compare_gpus": {"workload": {"model": "llama-3.1-8b"}, "gpus": ["4090", "a6000"]},
     "plan_workstation": {"gpu": "4090"},
     "search_guides": {"query": "NVLink"},
+    "check_support": {"engine": "vllm", "gpu": "P40", "precision": "awq"},
+    "largest_model": {"gpu": "4090"},
+    "estimate_offload": {"model": "llama-3.1-70b", "gpu": "4090", "ram_gib": 64},
+    "diagnose": {"model": "qwen2.5-7b", "gpu": "t4", "engine": "vllm", "measured_tokens_per_s": 5},
+    "estimate_rl": {"params_b": 7, "algorithm": "grpo", "gpu": "4090", "num_gpus": 2},
+    "assess_card": {"gpus": ["P40"], "job": "inference", "params_b": 7},
+    "rent_providers": {"gpu": "4090", "currency": "CNY"},
+    "compare_api": {"model": "llama-3.3-70b", "requests_per_day": 10000, "currency": "USD"},
+    "size_fleet": {"model": "llama-3.1-8b", "requests_per_s": 50},
 }
 
 NAMES = st.sampled_from(

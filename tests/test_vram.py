@@ -63,10 +63,20 @@ def test_tensor_parallel_splits_weights_and_kv():
 
 
 def test_tp_beyond_kv_heads_replicates_and_warns():
-    r = vram(model="qwen2.5-7b", num_gpus=8, context_tokens=4096)  # 4 KV heads
+    r = vram(model="llama-3.1-8b", num_gpus=16, context_tokens=4096)  # 32 heads divide by 16; only 8 KV heads
+    assert r.tp == 16
     assert any("exceeds" in w.text and "KV heads" in w.text for w in r.warnings)
-    r4 = vram(model="qwen2.5-7b", num_gpus=4, context_tokens=4096)
-    assert r.per_gpu_breakdown_gib["kv_cache"] == pytest.approx(r4.per_gpu_breakdown_gib["kv_cache"])
+    r8 = vram(model="llama-3.1-8b", num_gpus=8, context_tokens=4096)
+    assert r.per_gpu_breakdown_gib["kv_cache"] == pytest.approx(r8.per_gpu_breakdown_gib["kv_cache"])
+
+
+def test_heads_that_do_not_divide_pipeline_the_rest():
+    # Qwen2.5-7B has 28 attention heads: vLLM cannot tensor-parallel it over 8 GPUs, so TP 4 x PP 2
+    r = vram(model="qwen2.5-7b", num_gpus=8, context_tokens=4096)
+    assert (r.tp, r.pp) == (4, 2)
+    assert any(a.code == "vram_layout_heads" for a in r.assumptions)
+    ten = vram(model="llama-3.1-70b", num_gpus=10, precision="awq", context_tokens=4096)  # 64 heads, 10 cards
+    assert (ten.tp, ten.pp) == (2, 5)
 
 
 def test_context_beyond_max_warns():

@@ -162,8 +162,10 @@ def test_real_advisor_answers_and_follows_up_through_the_api(real_app: str) -> N
     for question, context in (("用 QLoRA 微调 Qwen2.5-7B 需要多少显存？", 2048), ("What about 32k context?", 32768)):
         history, *_ = api.predict(question, history, api_name="/chat")
         calls = [m for m in history if "Memory estimate" in ((m.get("metadata") or {}).get("title") or "")]
-        body = texts(calls[-1])
-        args = json.loads(body.split("```json\n", 1)[1].split("\n```", 1)[0])
+        every = [json.loads(texts(c).split("```json\n", 1)[1].split("\n```", 1)[0]) for c in calls]
+        # the asked job's last estimate (a fine-tune's answer also sizes the other methods after it)
+        job = (every[0].get("model"), every[0].get("mode"))
+        args = [a for a in every if (a.get("model"), a.get("mode")) == job][-1]
         assert args["context_tokens"] == context and args["mode"] == "qlora"
         want = estimate_vram(VramRequest(**args)).per_gpu_gib
         assert f"{want:.1f} GiB" in texts(history[-2]) + texts(history[-1])

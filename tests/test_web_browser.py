@@ -51,6 +51,7 @@ class ChatPage:
     def __init__(self, page: Any, shots: Path) -> None:
         self.page = page
         self.shots = shots
+        self.counts: dict[int, dict[str, int]] = {0: {}}  # tool bubbles on the page when each turn finished
 
     def open(self, url: str) -> ChatPage:
         self.page.goto(url)
@@ -67,6 +68,7 @@ class ChatPage:
         from playwright.sync_api import expect
 
         expect(self.page.locator("#turn-info")).to_contain_text(f"#{n} ·", timeout=TURN_TIMEOUT_MS)
+        self.counts[n] = {tool: self.bubbles(tool).count() for tool in ("estimate_vram", "calculate_tco")}
 
     def bubbles(self, tool: str) -> Any:
         """The tool bubbles of `tool` (titled by the tool's label in either interface language)."""
@@ -75,17 +77,19 @@ class ChatPage:
         names = "|".join(re.escape(tool_label(tool, lang)) for lang in ("en", "zh"))
         return self.page.locator("#chatbot .thought-group").filter(has_text=re.compile(f"(?:{names}) —"))
 
-    def wait_tool(self, tool: str, n: int) -> Any:
-        """The n-th finished call of `tool` in this chat (1-based), once its result is in."""
+    def wait_tool(self, tool: str, turn: int) -> Any:
+        """The first finished call of `tool` in turn `turn` (wait_turn(turn - 1) ran before): an answer may make
+        several calls of one tool (a fine-tune's answer also sizes the other methods), the first is the job asked."""
+        before = self.counts.get(turn - 1, {}).get(tool, 0)
 
         def finished() -> bool:
             titles = [
                 self.bubbles(tool).nth(i).locator(".title").inner_text() for i in range(self.bubbles(tool).count())
             ]
-            return len([x for x in titles if "running" not in x and "计算中" not in x]) >= n
+            return len([x for x in titles if "running" not in x and "计算中" not in x]) > before
 
         wait_until(finished, timeout_s=TURN_TIMEOUT_MS / 1000)
-        return self.bubbles(tool).nth(n - 1)
+        return self.bubbles(tool).nth(before)
 
     def tool_args(self, bubble: Any) -> dict[str, Any]:
         """Open a tool bubble and read the JSON arguments it shows."""

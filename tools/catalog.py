@@ -58,7 +58,7 @@ class GpuSpec(BaseModel):
     architecture: str
     compute_capability: str | None = Field(
         default=None,
-        description="NVIDIA CUDA compute capability ('8.9') or AMD LLVM gfx target ('gfx1100'); null for Apple and Intel",
+        description="NVIDIA CUDA compute capability ('8.9') or AMD LLVM gfx target ('gfx1100'); null: Apple, Intel",
     )
     launch_year: int | None = None
     aliases: list[str] = Field(default_factory=list)

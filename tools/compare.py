@@ -18,7 +18,9 @@ from pydantic import BaseModel, Field, model_validator
 
 from tools import advice
 from tools.advice import Persona
+from tools.capacity import CapacityRequest, CapacityWay, largest_model
 from tools.catalog import GpuSpec, LinkKind, catalog, resolve_gpu
+from tools.compare_focus import Focus, bottleneck
 from tools.errors import AdvisorError
 from tools.notes import Note, note
 from tools.precision import resolve_precision
@@ -98,6 +100,22 @@ class CompareRequest(BaseModel):
         description="No workload given, but the user also fine-tunes: say how much faster a card trains "
         "(dense BF16 compute), not only how fast it decodes (bandwidth)",
     )
+    focus: Focus | None = Field(
+        default=None,
+        description="The job's bottleneck the comparison leads with: decode (one user's generation: memory "
+        "bandwidth), prefill (long prompts: compute), training (dense BF16 compute and memory) or serving (memory "
+        "for the KV cache and batched throughput); default: training for a training workload, else decode",
+    )
+    method_open: bool = Field(
+        default=False,
+        description="The fine-tuning method was not named ('fine-tune 65B'): where LoRA does not fit every option "
+        "at the counts named, every option is sized for QLoRA, the cheapest way that works",
+    )
+    sizes: bool = Field(
+        default=True,
+        description="No workload given: also the largest model each option runs (4-bit, 16-bit) or fine-tunes "
+        "(QLoRA, LoRA), from largest_model",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> CompareRequest:
@@ -166,6 +184,18 @@ class CompareRow(BaseModel):
     link_kind: LinkKind
     link_gbs: float | None
     ecc: bool | None
+    compute_tflops: float | None = Field(
+        default=None, description="Dense BF16 tensor TFLOPS of all `count` cards (FP16, else FP32, where no BF16)"
+    )
+    weighed: float | None = Field(
+        default=None,
+        description="What the verdict weighs for this row when it is not decode speed: compute (training, "
+        "prefill), prompt tokens/s (prefill), or all cards' bandwidth (serving)",
+    )
+    sizes: list[CapacityWay] = Field(
+        default_factory=list,
+        description="No workload: the largest model this option runs or fine-tunes, per way (largest_model)",
+    )
     notes: list[Note] = Field(default_factory=list, description="What to know about this option")
     error: str | None = Field(default=None, description="Why this row could not be computed")
 
@@ -179,6 +209,9 @@ class OtherRow(BaseModel):
 
 
 class CompareVerdict(BaseModel):
+    bottleneck: Note | None = Field(
+        default=None, description="The options side by side on the job's bottleneck: the sentence that leads"
+    )
     pick: int | None = Field(description="Index of the row to pick; None when nothing fits")
     label: str | None
     gpu: str | None = Field(default=None, description="The picked row's GPU")
@@ -190,6 +223,7 @@ class CompareVerdict(BaseModel):
 
 class CompareResult(BaseModel):
     axis: Axis = Field(description="What varies between rows: gpus, methods, precisions, or cards (no workload)")
+    focus: Focus = Field(default="decode", description="The bottleneck the verdict weighs")
     model: str | None
     mode: str | None = Field(description="The workload's mode (rows may differ on the methods axis)")
     context_tokens: int | None
@@ -217,6 +251,8 @@ class _Job:
     hours: float
     personal: bool
     notes: list[Note]  # assumptions the rows added (defaults taken)
+    focus: Focus = "decode"
+    fitted: dict | None = None  # the workload change that makes every option fit as named (format or method)
 
 
 @dataclass
@@ -281,6 +317,9 @@ def _variant_workload(job: _Job, v: _Variant) -> VramRequest:
         update["grad_checkpointing"] = True  # what fine-tuning recipes turn on (the answer states it)
     if v.precision:
         update["precision"] = v.precision
+    if job.fitted and not (v.method or v.precision):
+        update.update(job.fitted)
+        mode = update.get("mode", mode)
     if mode == "inference" and update.get("precision", w.precision) is None:
         key = "personal_inference" if job.personal else "serving"
         update["precision"] = advice.policy()["default_precision"][key]
@@ -356,7 +395,13 @@ def _card_fields(job: _Job, gpu: GpuSpec, count: int | None) -> dict:
         link_kind=gpu.link_kind,
         link_gbs=gpu.link_gbs,
         ecc=gpu.ecc,
+        compute_tflops=round(_card_tflops(gpu) * n, 1) if _card_tflops(gpu) else None,
     )
+
+
+def _card_tflops(gpu: GpuSpec) -> float | None:
+    """Dense tensor TFLOPS a training run uses: BF16, else FP16 (Volta, Turing), else FP32 (older, Apple)."""
+    return gpu.bf16_tflops or gpu.fp16_fp32acc_tflops or gpu.fp16_tflops or gpu.fp32_tflops
 
 
 def _over(job: _Job, cost: float | None) -> float | None:
@@ -467,8 +512,22 @@ def _sized_row(job: _Job, t: _Target, v: _Variant, vw: VramRequest) -> CompareRo
         **card,
         **_speed_fields(job, speed, card["rent_per_hour"]),
     )
-    row.notes = _caveats(job, row, gpu, est, speed)
+    row.notes = _caveats(job, row, gpu, est, speed) + _sharded(vw, gpu, row)
     return row
+
+
+def _sharded(vw: VramRequest, gpu: GpuSpec, row: CompareRow) -> list[Note]:
+    """A fine-tune that fits several cards only because the weights are spread over them: plain data parallel
+    (DDP, the default of most training scripts) keeps a whole copy on every card and does not fit."""
+    if vw.mode == "inference" or (row.count or 1) < 2 or row.fit is None:
+        return []
+    try:
+        one = estimate_vram(vw.model_copy(update={"gpu": gpu.id, "num_gpus": 1})).per_gpu_gib
+    except (AdvisorError, ValueError):
+        return []
+    if one <= row.fit.usable_gib_per_gpu:
+        return []
+    return [note("cmp_sharded_training", count=row.count or 2, one=one, usable=row.fit.usable_gib_per_gpu)]
 
 
 def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: SpeedResult | None) -> list[Note]:
@@ -481,6 +540,7 @@ def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: S
         out.append(note("cmp_one_chip", gpu=gpu.name))
     if est.precision == "fp8" and not row.fp8_tflops:
         out.append(note("cmp_no_fp8", gpu=gpu.name))
+    out += _kernel_notes(row, gpu)
     out += _platform_notes(job, row, gpu)
     if (row.count or 0) > 1 and gpu.link_kind == "pcie":
         out.append(note("pcie_only_multi_gpu", count=row.count))
@@ -488,6 +548,21 @@ def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: S
     if limit is not None and (row.count or 0) > limit and not row.count_asked:
         out.append(note("cmp_over_home_limit", count=row.count or 0, limit=limit))
     return out
+
+
+def _kernel_notes(row: CompareRow, gpu: GpuSpec) -> list[Note]:
+    """A 4-bit GPU format on a card older than Ampere runs on slower kernels (no Marlin): why two cards with
+    similar bandwidth can differ several times in practice (check_support's vLLM rule for the format)."""
+    if row.mode != "inference" or row.precision not in ("gptq", "awq") or gpu.vendor != "nvidia":
+        return []
+    from tools.support import SupportRequest, check_support
+
+    try:
+        r = check_support(SupportRequest(engine="vllm", gpu=gpu.id, precision=row.precision))
+    except (AdvisorError, ValueError):
+        return []
+    slow = [n for n in r.why if n.code in ("sup_gptq_plain", "sup_awq_turing")]
+    return slow or ([r.why[0]] if r.verdict == "no" and r.why else [])
 
 
 def _platform_notes(job: _Job, row: CompareRow, gpu: GpuSpec) -> list[Note]:
@@ -525,7 +600,21 @@ def _card_row(job: _Job, t: _Target) -> CompareRow:
         **_card_fields(job, g, t.asked or 1),
     )
     row.notes = _platform_notes(job, row, g)
+    if job.req.sizes:
+        row.sizes = _sizes(job, g, t.asked or 1)
     return row
+
+
+def _sizes(job: _Job, gpu: GpuSpec, count: int) -> list[CapacityWay]:
+    """The largest model these cards fine-tune (training) or run (otherwise), from largest_model: two ways."""
+    mode = "finetune" if job.focus == "training" else "inference"
+    try:
+        ways = largest_model(CapacityRequest(gpu=gpu.id, num_gpus=count, mode=mode, with_finetune=False)).ways
+    except (AdvisorError, ValueError):
+        return []
+    for way in ways:
+        way.examples = way.examples[:1]
+    return [w for w in ways if w.max_params_b][:2]
 
 
 # ---- the verdict --------------------------------------------------------------------------------------------
@@ -550,8 +639,23 @@ def _cost(r: CompareRow, basis: Basis) -> float:
 
 
 def _speed_of(r: CompareRow, axis: Axis) -> float | None:
-    """Tokens/s, or memory bandwidth when no workload was given (decode speed follows it)."""
+    """What the verdict weighs: the focus's figure when set (compute, prompt tokens/s), else tokens/s, or memory
+    bandwidth when no workload was given (decode speed follows it)."""
+    if r.weighed is not None:
+        return r.weighed
     return r.bandwidth_gbs if axis == "cards" else r.tokens_per_s
+
+
+def _weigh(rows: list[CompareRow], axis: Axis, focus: Focus) -> None:
+    """Set each row's weighed figure for the job's bottleneck (advice.md §9): training and long prompts are
+    compute-bound, serving wants every card's bandwidth, one user's decode the bandwidth (the default)."""
+    for r in rows:
+        if axis == "cards" and focus in ("training", "prefill"):
+            r.weighed = r.compute_tflops
+        elif axis == "cards" and focus == "serving":
+            r.weighed = r.bandwidth_gbs * (r.count or 1)
+        elif axis == "gpus" and focus == "prefill" and r.prefill_tokens_per_s:
+            r.weighed = r.prefill_tokens_per_s
 
 
 def _quality(r: CompareRow) -> tuple[int, float]:
@@ -568,6 +672,13 @@ def _family(r: CompareRow) -> str | None:
         return None
     p = resolve_precision(r.precision)
     return "fp8" if p.kind == "float8" else ("awq" if p.bits <= 5 else None)
+
+
+def _brim(r: CompareRow) -> bool:
+    """Fills its cards past advice.yaml brim_share of the usable memory."""
+    if r.fit is None or r.memory_per_gpu_gib is None:
+        return False
+    return r.memory_per_gpu_gib > advice.brim_share() * r.fit.usable_gib_per_gpu
 
 
 def _ecosystem(r: CompareRow, training: bool) -> int:
@@ -588,6 +699,8 @@ def _rank_cards(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, 
                 tokens_per_s=_speed_of(rows[i], axis),
                 per_user_tokens_per_s=rows[i].tokens_per_s_per_user,
                 ecosystem=_ecosystem(rows[i], training),
+                training=rows[i].mode not in (None, "inference"),
+                brim=_brim(rows[i]),
             )
             for i in sorted(live, key=lambda i: _quality(rows[i]))
         ),
@@ -683,7 +796,18 @@ def _superlatives(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     ahead = _pct(_speed_of(p, axis), _speed_of(best_other, axis))
     if ahead is not None and ahead >= 5:
         key = "cmp_cards_fastest" if axis == "cards" else ("cmp_fastest_times" if ahead >= 100 else "cmp_fastest")
-        out.append(note(key, tps=p.tokens_per_s or 0, bw=p.bandwidth_gbs, pct=ahead, times=ahead / 100 + 1))
+        if axis == "cards" and job.focus in ("training", "prefill"):
+            key = "cmp_cards_fastest_compute"
+        out.append(
+            note(
+                key,
+                tps=p.tokens_per_s or 0,
+                bw=p.bandwidth_gbs,
+                pct=ahead,
+                times=ahead / 100 + 1,
+                tflops=p.weighed or 0,
+            )
+        )
     if _cost(p, basis) < min(_cost(r, basis) for r in others) * (1 - _MARGIN):
         cost = p.cards_cost if basis == "buy" else p.rent_per_hour
         out.append(note(f"cmp_cheapest_{basis}", cost=cost, currency=job.req.currency))
@@ -739,7 +863,7 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     out = [n for n in firsts if n]
     if axis in ("methods", "precisions"):
         out.append(_quality_reason(p))
-    if nxt is not None and p.count and nxt.count and p.count < nxt.count:
+    if axis != "cards" and nxt is not None and p.count and nxt.count and p.count < nxt.count:
         code = "cmp_one_card_enough" if p.count == 1 else "cmp_fewer_cards"
         out.append(note(code, count=p.count, other=nxt.count))
     out += _superlatives(job, rows, order, axis, basis)
@@ -779,7 +903,7 @@ def _prompt_gap(r: CompareRow, p: CompareRow) -> Note | None:
 
 def _training_gap(job: _Job, p: CompareRow, others: list[CompareRow], axis: Axis) -> Note | None:
     """Cards that decode alike can train very differently: compute, not bandwidth, sets fine-tuning speed."""
-    if not job.req.also_trains or axis != "cards" or not p.bf16_tflops or not others:
+    if not job.req.also_trains or job.focus == "training" or axis != "cards" or not p.bf16_tflops or not others:
         return None
     fastest = max(others, key=lambda r: r.bf16_tflops or 0)
     times = (fastest.bf16_tflops or 0) / p.bf16_tflops
@@ -854,7 +978,9 @@ def _verdict(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> Com
         OtherRow(index=i, label=rows[i].label, notes=_other_notes(job, rows[i], p, axis, basis))
         for i in [*order[1:], *rest]
     ]
+    lead = bottleneck(rows, order, job.focus, cards=axis == "cards") if axis in ("cards", "gpus") else None
     return CompareVerdict(
+        bottleneck=lead,
         pick=order[0],
         label=p.label,
         gpu=p.gpu,
@@ -925,13 +1051,18 @@ def compare_gpus(req: CompareRequest) -> CompareResult:
         hours=req.hours_per_month or tco_defaults()["hours_per_month"] * 0.5,
         personal=_personal(req, targets),
         notes=[],
+        focus=_focus(req),
     )
     if axis == "cards":
+        _same_count(job, targets)
         rows = [_card_row(job, t) for t in targets]
     else:
         methods: list[Method | None] = list(req.methods) or [None]
         precisions: list[str | None] = list(req.precisions) or [None]
+        if axis == "gpus" and not (req.methods or req.precisions):
+            job.fitted = _fitted(job, targets)
         rows = [_row(job, t, _Variant(m, p)) for t in targets for m in methods for p in precisions]
+    _weigh(rows, axis, job.focus)
     basis = _basis(req, rows)
     w = req.workload
     return CompareResult(
@@ -945,7 +1076,69 @@ def compare_gpus(req: CompareRequest) -> CompareResult:
         basis=basis,
         hours_per_month=round(job.hours, 1),
         rows=rows,
+        focus=job.focus,
         verdict=_verdict(job, rows, axis, basis),
         assumptions=_assumptions(job, rows, axis, basis),
         warnings=_warnings(job, rows),
     )
+
+
+def _fitted(job: _Job, targets: list[_Target]) -> dict | None:
+    """The setups as the user named them ("4x A6000 vs 2x A100 for a 120B", "dual 3090 or two 4090s to fine-tune
+    65B"): when the default format (or, the method left open, LoRA) does not fit every one of them, the highest-
+    quality way that fits them all, so each is compared on the cards named (advice.md §5: the cheapest way that
+    works). None: the defaults fit, or no way fits them all, or a count was not named."""
+    w = job.req.workload
+    if w is None or any(t.gpu is None or not t.asked for t in targets):
+        return None
+    if w.mode == "inference" and w.precision is None:
+        ladder = [{}, *({"precision": p} for p in advice.policy().get("fit_ladder", ["fp8", "int8", "awq"]))]
+    elif w.mode == "lora" and job.req.method_open:
+        ladder = [{}, {"mode": "qlora", "precision": None}]
+    else:
+        return None
+    for way in ladder:
+        if all(_fits_as_named(job, t, way) for t in targets):
+            if way:
+                job.notes.append(note("cmp_fitted_way", way=_way_name(way)))
+            return way or None
+    cheapest = ladder[-1]  # nothing fits them all as named: the cheapest way needs the fewest cards
+    job.notes.append(note("cmp_fitted_way_none", way=_way_name(cheapest)))
+    return cheapest
+
+
+def _way_name(way: dict) -> str:
+    named = {"int8_wo": "INT8", "awq": "4-bit (AWQ)", "fp8": "FP8"}.get(way.get("precision") or "")
+    return named or str(way.get("mode", ""))
+
+
+def _fits_as_named(job: _Job, t: _Target, way: dict) -> bool:
+    assert t.gpu is not None and t.asked
+    if way.get("precision") == "fp8" and not (t.gpu.fp8_tflops or t.gpu.fp8_fp32acc_tflops):
+        return False  # FP8 weights need FP8 hardware to be worth it (Ada, Hopper, Blackwell, MI300)
+    try:
+        vw = _variant_workload(job, _Variant(None, None)).model_copy(update=way)
+        est = estimate_vram(vw.model_copy(update={"gpu": t.gpu.id, "num_gpus": t.asked}))
+    except (AdvisorError, ValueError):
+        return False
+    return est.fit is not None and est.fit.fits
+
+
+def _focus(req: CompareRequest) -> Focus:
+    """The bottleneck asked, else training for a training job (or a user who also fine-tunes), else decode."""
+    if req.focus:
+        return req.focus
+    if req.workload is not None and req.workload.mode != "inference":
+        return "training"
+    return "decode"
+
+
+def _same_count(job: _Job, targets: list[_Target]) -> None:
+    """Cards with no job, a count given for some only ("8张H20 比 A100"): compare like for like, at that count."""
+    given = [t.asked for t in targets if t.asked]
+    if not given or len(given) == len(targets):
+        return
+    n = max(given)
+    for t in targets:
+        t.asked = t.asked or n
+    job.notes.append(note("cmp_same_count", count=n))

@@ -53,6 +53,8 @@ class FitResult(BaseModel):
     limiting: Note = Field(description="What runs out first, as a catalog note")
     memory_at_answer: VramResult | None = None
     engine: str = Field(default="vllm", description="The engine whose memory limit `usable_gib_per_gpu` assumes")
+    top_precision: str | None = Field(default=None, description="The highest-quality format tried (bf16 unless fixed)")
+    top_weights_gib: float | None = Field(default=None, description="Weights per GPU in top_precision")
     assumptions: list[Note]
     warnings: list[Note]
 
@@ -134,6 +136,8 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
             limiting=limit,
             assumptions=assumptions,
             engine=engine,
+            top_precision=ladder[0],
+            top_weights_gib=round(base.per_gpu_breakdown_gib["weights"], 2),
             warnings=warnings,
         )
     best = fitting[0]
@@ -163,5 +167,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         memory_at_answer=answer,
         assumptions=assumptions + answer.assumptions,
         engine=engine,
+        top_precision=ladder[0],
+        top_weights_gib=round(base.per_gpu_breakdown_gib["weights"], 2),
         warnings=warnings + answer.warnings,
     )

@@ -42,6 +42,7 @@ class ModelMatch(BaseModel):
     precision: str | None = Field(default=None, description="The weight format the name carries, if any")
     precision_how: Literal["name", "nearest", "ollama_default", "native"] | None = None
     nearest_of: str | None = Field(default=None, description="The i-quant typed, read as the nearest K-quant")
+    context_tokens: int | None = Field(default=None, description="A context the name states ('-128k', '-1M')")
 
     @property
     def exact(self) -> bool:
@@ -146,6 +147,9 @@ def _registry_hit(parts: NameParts) -> tuple[ModelArch, How] | None:
             return registry()[_ollama_index()[key]], "ollama"
     if not parts.name:
         return None
+    first = _first_generation(parts)
+    if first is not None:
+        return first, "registry"
     size = parts.sizes.total_b
     # as typed; then without a release date or a thinking/preview suffix ("Qwen3-30B-A3B-Instruct-2507");
     # then without the size, when the registry names the model without one ("deepseek-r1:671b", "Kimi-K2 1T")
@@ -159,6 +163,25 @@ def _registry_hit(parts: NameParts) -> tuple[ModelArch, How] | None:
             exact = not read_as and not loose
             return arch, ("ollama" if parts.is_ollama else "registry" if exact else "read_as")
     return None
+
+
+_FIRST_GEN = re.compile(
+    r"^(?P<family>[a-z]+)[-_]?(?P<size>\d+(?:\.\d+)?)b(?:[-_](?:chat|instruct|base|hf|int4|int8))*$", re.I
+)
+
+
+def _first_generation(parts: NameParts) -> ModelArch | None:
+    """ "Qwen-7B-Chat", "qwen_72B": a family word glued to its size with no generation number is the family's
+    first generation where it was published under that name (model_names.yaml first_generation_names)."""
+    m = _FIRST_GEN.match(parts.name.strip())
+    if m is None:
+        return None
+    series = load_yaml("model_names.yaml").get("first_generation_names", {}).get(m.group("family").lower())
+    if series is None:
+        return None
+    size = float(m.group("size"))
+    rows = [a for a in _series().get(_key(series), []) if _same_size(a, size, parts.name)]
+    return min(rows, key=lambda a: abs((a.official_params_b or a.params / 1e9) - size)) if rows else None
 
 
 _DATE = re.compile(r"[-_\s]?(?<![a-z0-9])(?:0\d{3}|2[0-9]{3})(?![a-z0-9])")
@@ -190,6 +213,7 @@ def _same_size(arch: ModelArch, size_b: float, typed: str) -> bool:
 
 
 def _with_format(m: ModelMatch, parts: NameParts) -> ModelMatch:
+    m.context_tokens = parts.context_tokens
     if parts.precision:
         m.precision, m.precision_how = parts.precision, ("nearest" if parts.nearest_of else "name")
         m.nearest_of = parts.nearest_of
@@ -246,19 +270,21 @@ def _family_base(parts: NameParts) -> ModelArch | None:
     if not stem:
         return None
     target = _target_b(parts.sizes)
+    moe_wanted = bool(parts.sizes.active_b or parts.sizes.experts)
     rows = _series().get(stem)
     if rows is None:
         family = re.match(r"[a-z]+", stem)
         rows = _families().get(family.group(0)) if family else None
         if rows is None:
             return None
+        # a name that says nothing of experts is a dense model: scale a dense series of the family if it has one
+        rows = [a for a in rows if bool(a.moe) == moe_wanted] or rows
         # the closest series by spelling ("qwen2" -> qwen2.5 before qwen3), newest first on a tie
         by_series: dict[str, list[ModelArch]] = {}
         for arch in rows:
             by_series.setdefault(_key(arch.series or _stem(arch.name)), []).append(arch)
         best = max(by_series, key=lambda k: (fuzz.ratio(stem, k), max(a.released or "" for a in by_series[k])))
         rows = by_series[best]
-    moe_wanted = bool(parts.sizes.active_b or parts.sizes.experts)
     pool = [a for a in rows if bool(a.moe) == moe_wanted] or rows
     return min(pool, key=lambda a: (abs(math.log((a.official_params_b or a.params / 1e9) / target)), a.released or ""))
 
@@ -330,3 +356,54 @@ def _display(parts: NameParts) -> str:
 
 def _slug(parts: NameParts) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", _display(parts).lower()).strip("-")
+
+
+_COMMON_SIZES_B = (7.0, 14.0, 32.0, 70.0)  # what "the X models" spans when a size is not named
+
+
+def series_in_name(name: str) -> str | None:
+    """The registry series (or family) a name without a size starts with: "CrazyBoyM/llama3-Chinese-chat" is a
+    Llama 3 fine-tune, "FooLab/Qwen2.5-Finetune" a Qwen2.5 one. The longest series wins; a digit right after
+    it means another series ("llama31" is Llama 3.1, not Llama 3)."""
+    key = _key(split_name(name).name)
+    keys = [k for k in (*_series(), *_families()) if len(k) > 2]
+    hits = [k for k in keys if key.startswith(k) and not key[len(k) : len(k) + 1].isdigit()]
+    return max(hits, key=len) if hits else None
+
+
+def family_models(family: str, limit: int = 4) -> list[str]:
+    """The models a family name stands for when no size is given ("the code llama models", "千问"): from the
+    newest generation that comes in at least two of the common sizes (7B, 14B, 32B, 70B), leaving out vision,
+    math and guard variants; dense models, smallest first."""
+    key = _key(family)
+    rows = _families().get(key) or _series().get(key) or []
+    if not rows:
+        rows = [a for k, v in _families().items() if k.replace("-", "") == key.replace("-", "") for a in v]
+    dense = [a for a in rows if not a.moe and not _VARIANT.search(f"{a.series or ''} {a.id}")] or rows
+    by_series: dict[str, list[ModelArch]] = {}
+    for a in dense:
+        by_series.setdefault(a.series or a.id, []).append(a)
+    best: list[ModelArch] = []
+    best_key: tuple[int, str, int] = (0, "", 0)
+    for members in by_series.values():
+        picks = _nearest_sizes(members)
+        # the newest generation with at least two of the common sizes; the widest one when none has two
+        key_ = (min(len(picks), 2), max(a.released or "" for a in members), len(picks))
+        if key_ > best_key:
+            best, best_key = picks, key_
+    return [a.id for a in best][:limit]
+
+
+_VARIANT = re.compile(r"(?<![a-z])(?:vl|vision|math|guard|omni|audio)(?![a-z])|-vl-|-math-")
+
+
+def _nearest_sizes(members: list[ModelArch]) -> list[ModelArch]:
+    def size(a: ModelArch) -> float:
+        return a.official_params_b or a.params / 1e9
+
+    picks: list[ModelArch] = []
+    for target in _COMMON_SIZES_B:
+        near = min(members, key=lambda a: (abs(math.log(size(a) / target)), a.released or ""))
+        if near not in picks and abs(math.log(size(near) / target)) < 0.7:
+            picks.append(near)
+    return sorted(picks, key=size)

@@ -18,9 +18,12 @@ from tools._data import load_yaml
 _SHARD = re.compile(r"[-_.]?\d{5}-of-\d{5}$", re.I)  # "…-00001-of-00003"
 _HOST = re.compile(r"^(?:https?://)?(?:hf\.co|huggingface\.co)/", re.I)
 # Sizes a name states: "70b", "1.5B", "500m", "8x7b" (experts x size), "a3b" (active), "e4b" (effective)
+# a size may be glued to the family ("glm6b", "qwen7b") but never follows a digit or a dot ("v0.1b" is no size)
 _SIZE = re.compile(
-    r"(?<![a-z0-9.])(?:(?P<n>\d+)x(?P<each>\d+(?:\.\d+)?)b|(?P<v>\d+(?:\.\d+)?)(?P<u>[bmt]))(?![a-z0-9])", re.I
+    r"(?<![0-9.])(?:(?P<n>\d+)x(?P<each>\d+(?:\.\d+)?)b|(?P<v>\d+(?:\.\d+)?)(?P<u>[bmt]))(?![a-z0-9])", re.I
 )
+# a context length at the end of a name: "-128k", "-1M", "-200K" (a size is B, never K)
+_CONTEXT = re.compile(r"[-_](?P<v>\d+(?:\.\d+)?)(?P<u>[km])$", re.I)
 _ACTIVE = re.compile(r"(?<![a-z0-9])a(?P<v>\d+(?:\.\d+)?)b(?![a-z0-9])", re.I)
 _EFFECTIVE = re.compile(r"(?<![a-z0-9])e(?P<v>\d+(?:\.\d+)?)b(?![a-z0-9])", re.I)
 
@@ -48,6 +51,7 @@ class NameParts:
     nearest_of: str | None = None  # the i-quant typed, when `precision` is the nearest K-quant to it
     ollama_default: bool = False  # an Ollama tag naming no format: the library's default build
     sizes: Sizes = Sizes()
+    context_tokens: int | None = None  # a context the name states ("chatglm3-6b-128k", "glm-4-9b-chat-1m")
 
     @property
     def is_ollama(self) -> bool:
@@ -103,6 +107,8 @@ def split_name(typed: str) -> NameParts:
     tag_quant = None
     if "/" in text:
         org, text = text.rsplit("/", 1)
+        if _quant_pattern().fullmatch(text.strip()) and org:  # "DeepSeek-R1/Q4_K_M": a folder per quant
+            org, text = (org.rsplit("/", 1) if "/" in org else ("", org))[0], f"{org.rsplit('/', 1)[-1]}-{text}"
         org = org.rsplit("/", 1)[-1] or None
         if ":" in text:  # "hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M": the tag picks the file
             text, tag_quant = text.split(":", 1)
@@ -111,6 +117,9 @@ def split_name(typed: str) -> NameParts:
         text, ollama_keys = _ollama(library, tag)
     precision, nearest, text = _format_in(text if tag_quant is None else f"{text}-{tag_quant}", org)
     name = _without_packaging(text)
+    context = _CONTEXT.search(name)
+    if context:
+        name = name[: context.start()]
     return NameParts(
         typed=typed,
         name=name,
@@ -120,7 +129,13 @@ def split_name(typed: str) -> NameParts:
         nearest_of=nearest,
         ollama_default=bool(ollama_keys) and precision is None,
         sizes=sizes_in(name),
+        context_tokens=_context_tokens(context) if context else None,
     )
+
+
+def _context_tokens(m: re.Match[str]) -> int:
+    value = float(m.group("v")) * (1024 if m.group("u").lower() == "k" else 1024 * 1024)
+    return int(value)
 
 
 def _ollama(library: str, tag: str) -> tuple[str, tuple[str, ...]]:

@@ -42,7 +42,8 @@ def tokens(name: str) -> list[str]:
     """Split a name into alphanumeric runs ("qwen2.5-7b" -> ["qwen", "2.5", "7b"]), noise words dropped."""
     text = name.lower().rsplit("/", 1)[-1]
     found = re.findall(r"\d+x\d+b|\d+(?:\.\d+)?[bkmg]?|[a-z]+", text)
-    return [t for t in found if t not in _NOISE_WORDS]
+    # a lone "v" is a version mark ("llama v2 70b" is Llama-2-70B), never a word of the name
+    return [t for t in found if t not in _NOISE_WORDS and t != "v"]
 
 
 @dataclass(frozen=True)

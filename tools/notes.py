@@ -134,3 +134,12 @@ def label(section: str, key: str, lang: str, default: str | None = None) -> str:
 
 def codes() -> list[str]:
     return list(_catalog())
+
+
+@cache
+def fields(code: str) -> frozenset[str]:
+    """The parameters a code's sentences use, in any language (a tool passes only those it has)."""
+    out: set[str] = set()
+    for template in _catalog()[code].values():
+        out |= {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    return frozenset(out)

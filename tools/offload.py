@@ -38,6 +38,11 @@ def memory_table() -> dict:
     return load_yaml("system_memory.yaml")
 
 
+def layers_only_engines() -> frozenset[str]:
+    """Engines, as people name them, that offload whole layers only (no MoE experts-in-RAM split)."""
+    return frozenset(str(e).lower() for e in memory_table().get("layers_only_engines", []))
+
+
 class OffloadRequest(ModelRef):
     """A model on some GPUs (or none) plus system RAM."""
 
@@ -51,7 +56,8 @@ class OffloadRequest(ModelRef):
     )
     channels: int | None = Field(default=None, ge=1, le=48, description="Memory channels populated")
     machine: str | None = Field(
-        default=None, description="desktop, desktop_ddr4, hedt, workstation, server, server_2s, old_server"
+        default=None,
+        description="desktop, desktop_ddr4, hedt, workstation, server, server_2s, old_server, server_ddr4",
     )
     strategy: Literal["auto", "layers", "experts", "cpu"] = Field(
         default="auto", description="auto: everything on the GPU if it fits, else experts in RAM for MoE, else layers"
@@ -92,14 +98,21 @@ class OffloadResult(BaseModel):
     warnings: list[Note]
 
 
-def ram_spec(req: OffloadRequest) -> tuple[RamSpec, list[Note]]:
-    """The RAM's bandwidth: from the type and channels given, else the machine class, else a desktop."""
+def ram_spec(req: OffloadRequest, needed_gib: float = 0.0) -> tuple[RamSpec, list[Note]]:
+    """The RAM's bandwidth: from the type and channels given, else the machine class, else the smallest current
+    machine class that holds `needed_gib` (a desktop takes 192 GB; 380 GiB of DeepSeek needs a server)."""
     t = memory_table()
-    machine_key = req.machine or t["default_machine"]
+    generation = (req.memory or "").lower()[:4]
+    if req.machine or req.channels:
+        machine_key = req.machine or t["default_machine"]
+    else:  # the machine that takes the RAM stated or needed ("256GD4" is no desktop)
+        machine_key = _machine_for(max(needed_gib, req.ram_gib or 0.0), generation or "ddr5")
     machine = t["machines"].get(machine_key)
     if machine is None:
         raise AdvisorError(f"unknown machine '{req.machine}' — use one of: {', '.join(t['machines'])}")
     memory = (req.memory or machine["memory"]).lower().replace(" ", "")
+    if memory in t["default_speed"] and str(machine["memory"]).startswith(memory):
+        memory = machine["memory"]  # "DDR4" on a Xeon server: the server's DDR4 speed, not a desktop's
     memory = t["default_speed"].get(memory, memory)
     if memory not in t["memory_types"]:
         raise AdvisorError(
@@ -113,6 +126,18 @@ def ram_spec(req: OffloadRequest) -> tuple[RamSpec, list[Note]]:
     said = req.memory or req.channels or req.machine
     code = "offload_ram_stated" if said else "offload_ram_default"
     return spec, [note(code, memory=memory.upper(), channels=channels, peak=peak, share=share, machine=machine_key)]
+
+
+def _machine_for(needed_gib: float, generation: str) -> str:
+    """The default machine, or the first class of `auto_machines` (of that memory generation) whose `max_ram_gib`
+    holds `needed_gib`."""
+    t = memory_table()
+    machines = t["machines"]
+    default = t["default_machine"]
+    if needed_gib <= machines[default]["max_ram_gib"] and generation != "ddr4":
+        return default
+    classes = t["auto_machines"].get(generation) or t["auto_machines"]["ddr5"]
+    return next((k for k in classes if needed_gib <= machines[k]["max_ram_gib"]), classes[-1])
 
 
 def _groups_bytes(arch: ModelArch, precision_name: str) -> tuple[float, float, float]:
@@ -144,10 +169,9 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
             num_gpus=1,
         )
     )
-    assumptions += [a for a in base.assumptions if a.code != "vram_units"][:4]
+    seen = {a.code for a in assumptions} | {"vram_units"}
+    assumptions += [a for a in base.assumptions if a.code not in seen][:4]
     warnings: list[Note] = []
-    ram, ram_notes = ram_spec(req)
-    assumptions += ram_notes
     layer_bytes, expert_bytes, outside = _groups_bytes(arch, base.precision)
     kv = base.breakdown_gib["kv_cache"] * GIB
     buffers = (base.breakdown_gib["activations"] + base.breakdown_gib["overhead"]) * GIB
@@ -165,6 +189,8 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
     strategy, on_gpu, layers_on_gpu = _place(req, arch, available, everything, layer_bytes, expert_bytes, outside, kv)
     # bytes each token reads, from each side
     read_gpu, read_ram = _reads(strategy, arch, layer_bytes, expert_bytes, outside, kv, layers_on_gpu, active_share)
+    ram, ram_notes = ram_spec(req, max(0.0, everything - on_gpu) / GIB + _RUNTIME_RAM_GIB)
+    assumptions += ram_notes
     seconds = read_ram / (ram.effective_gbs * 1e9) + (read_gpu / (gpu_bw * 1e9 * eff_gpu) if read_gpu else 0.0)
     seconds += _launch_seconds(arch)
     gpu_only = None

@@ -123,6 +123,13 @@ def _book_from(data: dict, origin: str) -> PriceBook:
 
 
 @cache
+def other_currency_rate(code: str) -> tuple[float, str] | None:
+    """US dollars per unit of a currency the answers do not price in ("EUR"), with the rate's date."""
+    row = (load_yaml("prices.yaml").get("other_currencies") or {}).get(code.upper())
+    return (float(row["usd_per_unit"]), str(row["date"])) if row else None
+
+
+@cache
 def bundled_prices() -> PriceBook:
     return _book_from(load_yaml("prices.yaml"), "knowledge/data/prices.yaml")
 

@@ -26,7 +26,7 @@ from tools.prices import (
     used_price_range,
     used_purchase_price,
 )
-from tools.sizing import COUNTS, engine_for, headroom_for, headroom_or_default, usable_gib
+from tools.sizing import COUNTS, counts_for, engine_for, headroom_for, headroom_or_default, usable_gib
 from tools.speed import SpeedRequest, SpeedResult, estimate_speed
 from tools.tco import TcoRequest, calculate_tco
 from tools.vram import VramRequest, estimate_vram, shared_estimates
@@ -88,6 +88,9 @@ class RecommendRequest(BaseModel):
     min_card_gib: float | None = Field(
         default=None, ge=0, le=1024, description="Smallest card memory wanted (e.g. 16 for Stable Diffusion too)"
     )
+    min_tokens_per_s: float | None = Field(
+        default=None, gt=0, le=100_000, description="Per-user decode speed wanted ('5 tokens/s or more'): slower last"
+    )
     hours_per_month: float | None = Field(default=None, gt=0, le=744, description="Busy hours a month (rent pricing)")
     utilization: float = Field(default=0.5, gt=0, le=1, description="Busy share of the month, when hours are not given")
     horizon_years: float = Field(default=3, gt=0, le=10, description="Period over which costs are compared")
@@ -147,6 +150,10 @@ class Need(BaseModel):
     context_tokens: int
     batch: int
     gib: float
+    card: str | None = Field(
+        default=None, description="The smallest common card that holds it (advice.yaml reference_cards), by name"
+    )
+    cards: int | None = Field(default=None, description="How many of `card` (several of the biggest when none does)")
 
 
 class RecommendResult(BaseModel):
@@ -251,6 +258,8 @@ class _Context(BaseModel):
     engine: str = "vllm"  # whose headroom the fit rule uses (tools/sizing.py engine_for)
     widened: bool = False  # the persona's fallback segments are in (nothing in its own fit the budget)
     sized: VramRequest | None = None  # the workload as sized (defaults applied)
+    # no budget stated: what this buyer usually spends on the cards; options within it lead (advice.yaml)
+    soft_budget: float | None = None
 
 
 def _cards(ctx: _Context) -> tuple[list[GpuSpec], bool]:
@@ -285,7 +294,7 @@ def _options(ctx: _Context, w: VramRequest) -> tuple[list[Pick], int, list[Need]
     for variant, vw in _variants(ctx.req, w):
         memory = _memory_by_count(vw, tuple(sorted({1, *_counts(ctx)})))  # one GPU's need is always reported
         if 1 in memory:
-            needs.append(_need(vw, memory[1]))
+            needs.append(_with_card(ctx, vw, _need(vw, memory[1])))
         for gpu in cards:
             if not _passes(ctx, gpu, named) or (variant == "fp8" and not (gpu.fp8_tflops or gpu.fp8_fp32acc_tflops)):
                 continue
@@ -303,19 +312,36 @@ def _need(w: VramRequest, gib: float) -> Need:
     return Need(mode=w.mode, precision=precision, context_tokens=w.context_tokens, batch=w.batch, gib=gib)
 
 
-def _full_precision_need(req: RecommendRequest, sized: VramRequest) -> Need | None:
+def _with_card(ctx: _Context, w: VramRequest, need: Need) -> Need:
+    """The need in the cards people know: the smallest common card that holds it, else how many 80 GB cards
+    ("bf16 133 GiB: 2 x H100"), whatever the buyer's own candidates are (advice.yaml reference_cards)."""
+    headroom = headroom_for(engine_for(w.engine, w.mode, resolve_precision(need.precision).kind))
+    fp8 = need.precision.startswith("fp8")
+    for card_id in advice.reference_cards():
+        card = catalog()[card_id]
+        if fp8 and not (card.fp8_tflops or card.fp8_fp32acc_tflops):
+            continue  # FP8 weights need FP8 tensor cores (Ada, Hopper, Blackwell): not an A100
+        if need.gib <= usable_gib(card, headroom) + 1e-9:
+            return need.model_copy(update={"card": card.name, "cards": 1})
+    big = catalog()[advice.reference_multi_card()]
+    memory = _memory_by_count(w, tuple(n for n in COUNTS if 1 < n <= MAX_GPUS))
+    n = next((n for n, gib in sorted(memory.items()) if gib <= usable_gib(big, headroom) + 1e-9), None)
+    return need.model_copy(update={"card": big.name, "cards": n}) if n else need
+
+
+def _full_precision_need(ctx: _Context, req: RecommendRequest, sized: VramRequest) -> Need | None:
     """When a 4-bit default was applied, what 16-bit would need: the reason the default exists."""
     if sized.mode != "inference" or req.workload.precision is not None or sized.precision == "bf16":
         return None
     full = sized.model_copy(update={"precision": "bf16", "num_gpus": 1, "tp": None})
-    return _need(full, estimate_vram(full).per_gpu_gib)
+    return _with_card(ctx, full, _need(full, estimate_vram(full).per_gpu_gib))
 
 
 def _counts(ctx: _Context) -> tuple[int, ...]:
     """The card counts to size: the one asked for, else 1, 2, 4 ... up to the most allowed."""
     if ctx.req.num_gpus is not None:
         return (ctx.req.num_gpus,)
-    return tuple(n for n in COUNTS if n <= ctx.max_gpus)
+    return tuple(n for n in counts_for(ctx.engine) if n <= ctx.max_gpus)  # the fit rule's counts (llama.cpp: any)
 
 
 def _count_for(ctx: _Context, gpu: GpuSpec, memory: dict[int, float]) -> int | None:
@@ -361,7 +387,7 @@ def _conditions(
         nvlink=gpu.nvlink,
     )
     out = []
-    if advice.eligible_card(gpu, ctx.persona, named, ctx.widened):
+    if advice.eligible_card(gpu, ctx.persona, named, ctx.widened, count=n):
         out += [p for p in (_bought(ctx, gpu, "new", base), _bought(ctx, gpu, "used", base)) if p]
     rented = _rented(ctx, gpu, base)
     return [*out, rented] if rented else out
@@ -426,8 +452,28 @@ def _price(ctx: _Context, gpu: GpuSpec, condition: Condition) -> tuple[float, st
     if not (req.include_used and advice.persona_rules(ctx.persona).used):
         return None
     if gpu.used_price is None and gpu.discontinued:
-        return purchase_price(gpu, req.currency, bundled_prices())
-    return used_purchase_price(gpu, req.currency, bundled_prices())
+        found = purchase_price(gpu, req.currency, bundled_prices())
+    else:
+        found = used_purchase_price(gpu, req.currency, bundled_prices())
+    if found and not gpu.unofficial and not ctx.req.gpus and _new_card_as_big(ctx, gpu, found[0]):  # named: theirs
+        return None  # a used card is worth its risk only for memory no new card gives at that price
+    return found
+
+
+def _new_card_as_big(ctx: _Context, gpu: GpuSpec, used_price: float) -> bool:
+    """Whether a new card of the same vendor the buyer would take, with at least this card's memory, costs no
+    more than it does used (a used RTX 3080 12GB against a new RTX 3060 12GB; the used RTX 3090 has none)."""
+    for other in catalog().values():
+        if other.vendor != gpu.vendor or other.id == gpu.id or other.usable_memory_gib < gpu.usable_memory_gib:
+            continue
+        if other.discontinued or not advice.buyable_in(other, ctx.market) or other.unofficial:
+            continue
+        if not advice.eligible_card(other, ctx.persona, False, ctx.widened):
+            continue
+        new = purchase_price(other, ctx.req.currency, bundled_prices())
+        if new is not None and new[0] <= used_price:
+            return True
+    return False
 
 
 def _rented(ctx: _Context, gpu: GpuSpec, base: dict) -> Pick | None:
@@ -494,12 +540,15 @@ def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
                 per_user_tokens_per_s=p.tokens_per_s_per_user,
                 ecosystem=_ecosystem(ctx, p),
                 tight=_tight(p),
+                training=p.mode != "inference",
+                brim=p.memory_per_gpu_gib > advice.brim_share() * p.usable_gib_per_gpu,
             )
             for p in picks
         ),
         ctx.req.preference,
         ctx.persona,
-        ctx.req.budget if ctx.req.deployment != "cloud" else ctx.req.monthly_budget,
+        (ctx.req.budget or ctx.soft_budget) if ctx.req.deployment != "cloud" else ctx.req.monthly_budget,
+        ctx.req.min_tokens_per_s if ctx.req.workload.mode == "inference" else None,
     )
     return [by_key[k] for k in keys]
 
@@ -545,7 +594,8 @@ def _choose(ctx: _Context, options: list[Pick]) -> tuple[Pick | None, list[Pick]
     rent_first = req.deployment == "cloud" or (req.deployment == "either" and (_low_hours(ctx) or not in_budget))
     pool = rents if rent_first and rents else in_budget
     listed = {"local": in_budget, "cloud": rents}.get(req.deployment, in_budget + rents)
-    primary = _lead(ctx, pool)
+    usual = [o for o in pool if o.deployment == "local" and o.spend <= (ctx.soft_budget or 0)]
+    primary = _lead(ctx, usual or pool)  # no budget said: what this buyer usually spends leads, when it does the job
     if primary is None:
         return None, [], _stretch(ctx, buys, None), _ranked(ctx, listed)
     primary = _labelled(primary, "primary")
@@ -561,6 +611,8 @@ def _alternatives(ctx: _Context, primary: Pick, pool: list[Pick], rents: list[Pi
     """Cheaper or used, the method as asked, faster, rent: each a different card or way, best first."""
     ranked = _ranked(ctx, pool)
     others = [p for p in ranked if p.gpu_id != primary.gpu_id or p.condition != primary.condition]
+    if primary.mode != "inference":  # a fine-tune that picked CUDA is not offered ROCm as the cheaper way
+        others = [p for p in others if _ecosystem(ctx, p) <= _ecosystem(ctx, primary)]
     picks: list[Pick] = []
     if primary.variant != "asked":
         asked = next((p for p in ranked if p.variant == "asked"), None)
@@ -580,10 +632,16 @@ def _alternatives(ctx: _Context, primary: Pick, pool: list[Pick], rents: list[Pi
     if primary.deployment == "local" and rents:
         picks.append(_labelled(min(rents, key=lambda p: p.monthly), "rent"))
     margin = (primary.tokens_per_s or 0) * advice.faster_margin()
+    # no budget said: what one person spends bounds the faster option too (not a $8,600 workstation card next to
+    # a used 3090), and for anyone a faster option is at most a price step up (not an H200 beside an L4)
+    ceiling = max(ctx.soft_budget or 0, primary.spend) if ctx.soft_budget else None
+    if ceiling is None and ctx.req.budget is None:
+        ceiling = primary.spend * advice.similar_price_factor(ctx.persona)
     faster = [
         p
         for p in others
         if (p.tokens_per_s or 0) >= margin
+        and (ceiling is None or p.deployment == "cloud" or p.spend <= ceiling)
         and p.deployment == primary.deployment
         and p.count <= primary.count
         and _ecosystem(ctx, p) <= _ecosystem(ctx, primary)  # not ROCm for a fine-tune that picked CUDA
@@ -651,11 +709,20 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
     gpu = catalog().get(p.gpu_id)
     if not lead:
         return out
+    out += _speed_wanted(req, p)
     if gpu is not None and req.workload.mode != "inference" and gpu.vendor == "nvidia":
         out.append(note("cuda_for_training"))
     if gpu is not None and gpu.ecc and advice.persona_rules(ctx.persona).require_ecc:
         out.append(note("ecc_for_production"))
     return out
+
+
+def _speed_wanted(req: RecommendRequest, p: Pick) -> list[Note]:
+    """ "5 tokens/s or more": whether the pick reaches the speed the user wants."""
+    wanted, tps = req.min_tokens_per_s, p.tokens_per_s_per_user
+    if not wanted or not tps:
+        return []
+    return [note("meets_speed" if tps >= wanted else "misses_speed", tps=tps, wanted=wanted)]
 
 
 def _gives_up(ctx: _Context, p: Pick, primary: Pick) -> list[Note]:
@@ -766,6 +833,11 @@ def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
         headroom=headroom_or_default(req.headroom),
     )
     sized, sized_notes = _sized_workload(req, persona)
+    if req.budget is None and req.monthly_budget is None and req.deployment != "cloud" and not req.gpus:
+        soft = advice.unstated_budget(persona, req.currency)
+        if soft is not None:
+            ctx = ctx.model_copy(update={"soft_budget": soft})
+            sized_notes = [*sized_notes, note("unstated_budget", budget=soft, currency=req.currency)]
     engine = engine_for(sized.engine, sized.mode, resolve_precision(sized.precision or "bf16").kind)
     headroom = req.headroom if req.headroom is not None else headroom_for(engine)
     ctx = ctx.model_copy(update={"sized": sized, "headroom": headroom, "engine": engine})
@@ -774,7 +846,7 @@ def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
         ctx = ctx.model_copy(update={"widened": True})
         options, considered, needs = _options(ctx, sized)
         sized_notes = [*sized_notes, note("rec_widened")]
-    full = _full_precision_need(req, sized)
+    full = _full_precision_need(ctx, req, sized)
     primary, alternatives, stretch, ranked = _choose(ctx, options)
     if primary is not None:
         _explained(ctx, primary, alternatives, stretch)

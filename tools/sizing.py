@@ -37,6 +37,11 @@ def _engines() -> dict[str, dict]:
     return dict(load_yaml("estimator_defaults.yaml")["memory"]["headroom_by_engine"])
 
 
+def engine_aliases() -> list[tuple[str, list[str]]]:
+    """Every engine and the names people use for it (the parser reads engine mentions with these)."""
+    return [(k, [k, *e["aliases"]]) for k, e in _engines().items() if k != "training"]
+
+
 def engine_key(name: str | None) -> str | None:
     """The engine a typed name means ("Ollama" -> llama.cpp, "trt-llm" -> tensorrt-llm), or None."""
     if not name:
@@ -81,13 +86,24 @@ def fits_capacity(per_gpu_gib: float, capacity_gib: float, headroom: float | Non
     return per_gpu_gib <= usable_of(capacity_gib, headroom) + 1e-9
 
 
+def counts_for(engine: str) -> tuple[int, ...]:
+    """GPU counts a job may take under `engine`: llama.cpp / Ollama split a model's layers over any number of cards
+    (five 80 GB cards hold a 380 GiB GGUF); tensor-parallel engines and training layouts come in powers of two."""
+    if engine_key(engine) == "llama.cpp":
+        return (*range(1, 16), *(n for n in COUNTS if n >= 16))
+    return COUNTS
+
+
 def smallest_count(
-    per_gpu_at: Callable[[int], float | None], usable: float, max_gpus: int = COUNTS[-1]
+    per_gpu_at: Callable[[int], float | None],
+    usable: float,
+    max_gpus: int = COUNTS[-1],
+    counts: tuple[int, ...] = COUNTS,
 ) -> tuple[int, float] | None:
-    """The smallest count in COUNTS (up to max_gpus) whose per-GPU memory fits `usable`, with that memory.
+    """The smallest count in `counts` (up to max_gpus) whose per-GPU memory fits `usable`, with that memory.
 
     `per_gpu_at(n)` gives the per-GPU memory on n GPUs, or None where n is not a valid layout."""
-    for n in COUNTS:
+    for n in counts:
         if n > max_gpus:
             break
         need = per_gpu_at(n)

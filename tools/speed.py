@@ -48,6 +48,18 @@ class SpeedRequest(ModelRef):
     training_mfu: float | None = Field(default=None, ge=0.01, le=1, description="Model FLOPs utilisation, 0.01-1")
     grad_checkpointing: bool = Field(default=False, description="Training recomputes the forward pass")
     training_tokens: float | None = Field(default=None, gt=0, le=1e16, description="Tokens to train on, for time")
+    dataset_samples: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000_000,
+        description="Training examples, for time when no token count is given: samples x sample_tokens x epochs",
+    )
+    sample_tokens: int | None = Field(
+        default=None, ge=1, le=10_000_000, description="Average tokens per sample (default 512, stated)"
+    )
+    epochs: float | None = Field(
+        default=None, gt=0, le=1000, description="Passes over the data (default 1); multiplies the tokens to train on"
+    )
     engine: str | None = Field(
         default=None,
         description="Inference engine: vllm, sglang, tensorrt-llm, llama.cpp, "
@@ -81,6 +93,7 @@ class SpeedResult(BaseModel):
     ttft_s: float | None = Field(description="Time to first token for one prompt of context_tokens")
     training_tokens_per_s: float | None = None
     time_to_train_hours: float | None = None
+    tokens_to_train: float | None = Field(default=None, description="Tokens the time to train is for (all epochs)")
     bound: Bound
     memory_per_gpu_gib: float
     gpu_memory_gib: float
@@ -390,7 +403,28 @@ def _training(
     if n > 1:
         comm = dict(comm_ms=t_comm * 1000, compute_ms=t_compute * 1000)
         assumptions.append(note("speed_training_comm", parallel=parallel, link=link[2], **comm))
-    hours = req.training_tokens / tps / 3600 if req.training_tokens else None
+    tokens = _tokens_to_train(req, assumptions)
+    hours = tokens / tps / 3600 if tokens else None
     return dict(
-        training_tokens_per_s=round(tps, 1), time_to_train_hours=round(hours, 2) if hours else None, bound=bound
+        training_tokens_per_s=round(tps, 1),
+        time_to_train_hours=round(hours, 2) if hours else None,
+        tokens_to_train=tokens,
+        bound=bound,
     )
+
+
+def _tokens_to_train(req: SpeedRequest, assumptions: list[Note]) -> float | None:
+    """Tokens the run processes: the count given, else samples x tokens per sample; times the epochs. Time to train
+    depends on tokens, not samples (a 1M-sample chat set of ~500-token samples is ~0.5B tokens)."""
+    epochs = req.epochs or 1
+    if req.training_tokens:
+        if req.epochs:
+            assumptions.append(note("speed_tokens_epochs", tokens=req.training_tokens, epochs=epochs))
+        return req.training_tokens * epochs
+    if not req.dataset_samples:
+        return None
+    per_sample = req.sample_tokens or defaults()["speed"]["dataset_sample_tokens"]
+    total = req.dataset_samples * per_sample * epochs
+    key = "speed_dataset_tokens" if req.sample_tokens else "speed_dataset_tokens_assumed"
+    assumptions.append(note(key, samples=req.dataset_samples, per_sample=per_sample, epochs=epochs, total=total))
+    return total

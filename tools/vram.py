@@ -24,7 +24,7 @@ from tools.precision import (
     weight_bits_by_group,
     weight_bytes,
 )
-from tools.sizing import GpuFit, engine_for, headroom_for, smallest_count, usable_gib
+from tools.sizing import GpuFit, counts_for, engine_for, headroom_for, smallest_count, usable_gib
 from tools.workload import ModelRef
 
 GIB = 2**30
@@ -183,12 +183,44 @@ def estimate_vram(req: VramRequest) -> VramResult:
     key = req.model_dump_json() if shared is not None else ""
     if shared is not None and key in shared:
         return shared[key]
+    req, strategy = _training_strategy(req)
     result = _estimate(req)
+    states = [i for i, a in enumerate(result.assumptions) if a.code in ("vram_full_states", "vram_adapter_states")]
+    at = states[0] + 1 if states else len(result.assumptions)
+    result.assumptions[at:at] = strategy  # where a ZeRO stage would be said
+    if result.mode == "qlora" and result.zero_stage == 3 and result.dp > 1 and result.precision in ("gptq", "awq"):
+        result.warnings.append(note("vram_qlora_prequantized_sharding", precision=result.precision))
     if req.gpu:
         result.fit = _fit_on(req, result)
+        _no_bf16(req.gpu, result)
     if shared is not None:
         shared[key] = result
     return result
+
+
+def _no_bf16(gpu_name: str, result: VramResult) -> None:
+    """BF16 on a card without it (V100, T4, 2080 Ti): the same bytes run as FP16, which the answer says."""
+    from tools.catalog import resolve_gpu
+
+    gpu, _ = resolve_gpu(gpu_name)
+    if result.precision == "bf16" and not gpu.bf16_tflops and gpu.vendor == "nvidia":
+        result.warnings.append(note("speed_no_bf16", gpu=gpu.name))
+
+
+def _training_strategy(req: VramRequest) -> tuple[VramRequest, list[Note]]:
+    """Training on several named GPUs with no ZeRO stage asked: plain data parallel (DDP, a full copy of the job
+    on each GPU) when one card holds it, as torchrun, HF Trainer, TRL and LLaMA-Factory do unless configured
+    otherwise, and the fastest layout; ZeRO-3 / FSDP sharding only when one card does not hold it."""
+    plain = req.zero_stage is None and req.cpu_offload == "none" and (req.tp or 1) == 1 and req.pp == 1
+    if req.mode == "inference" or not req.gpu or req.num_gpus == 1 or not plain:
+        return req, []
+    ddp = req.model_copy(update={"zero_stage": 0})
+    replica = _estimate(ddp)
+    if not _fit_on(ddp, replica).fits:
+        key = "vram_sharded_only_qlora" if req.mode == "qlora" else "vram_sharded_only"
+        return req, [note(key, n=req.num_gpus, one=replica.per_gpu_gib)]
+    sharded = _estimate(req).per_gpu_gib
+    return ddp, [note("vram_ddp_fits_one", n=req.num_gpus, need=replica.per_gpu_gib, sharded=sharded)]
 
 
 def zero_stage_of(req: VramRequest, dp: int) -> int:
@@ -218,7 +250,7 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         except (AdvisorError, ValueError):
             return None
 
-    needed = smallest_count(per_gpu_at, usable)
+    needed = smallest_count(per_gpu_at, usable, counts=counts_for(engine))
     return GpuFit(
         gpu=gpu.name,
         gpu_id=gpu.id,
@@ -253,8 +285,10 @@ def _estimate(req: VramRequest) -> VramResult:
     assumptions += format_notes
     precision = resolve_precision(req.precision or named_format or ("nf4_dq" if req.mode == "qlora" else "bf16"))
     _check_mode_precision(req.mode, precision)
-    tp = req.tp or (req.num_gpus // req.pp if not training else 1)
-    dp = req.num_gpus // (tp * req.pp)
+    tp, pp = _layout(req, arch, precision, training, assumptions)
+    if pp != req.pp:
+        req = req.model_copy(update={"pp": pp})  # the layout's pipeline stages, for every count below
+    dp = req.num_gpus // (tp * pp)
     zero = zero_stage_of(req, dp)
     kv_dtype = normalize_kv_dtype(req.kv_dtype) if req.kv_dtype else ("bf16" if precision.compute == "bf16" else "fp16")
     bits = effective_bits(arch, precision)
@@ -334,7 +368,10 @@ def _inference_bytes(
     per_gpu: dict[str, float] = dict.fromkeys(COMPONENTS, 0.0)
     per_gpu["weights"] = weight_bytes(arch, precision) / (tp * req.pp)
     kv_total = kv_per_token * req.context_tokens * req.batch
-    per_gpu["kv_cache"] = _kv_per_gpu(arch, kv_total, tp, req.pp, warnings)
+    if precision.kind == "gguf":  # llama.cpp splits by layers: each card caches its own layers' KV, nothing replicated
+        per_gpu["kv_cache"] = kv_total / (tp * req.pp)
+    else:
+        per_gpu["kv_cache"] = _kv_per_gpu(arch, kv_total, tp, req.pp, warnings)
     per_gpu["activations"] = _inference_activations(arch, req) / tp
     _explain_kv(arch, kv_dtype, kv_per_token, req, assumptions)
     if precision.kind == "gguf" and tp > 1:
@@ -491,6 +528,23 @@ def _check_mode_precision(mode: Mode, precision: Precision) -> None:
             f"qlora trains adapters on a quantized base (nf4, nf4_dq, int8, gptq, awq), not {precision.name}; "
             "for a 16-bit base use mode lora"
         )
+
+
+def _layout(
+    req: VramRequest, arch: ModelArch, precision: Precision, training: bool, assumptions: list[Note]
+) -> tuple[int, int]:
+    """(tensor, pipeline) parallel ranks: as asked, else inference splits heads over every GPU when they divide
+    (vLLM needs the attention heads to divide by TP) and pipelines the rest ("10 cards, 64 heads": TP 2 x PP 5);
+    llama.cpp splits GGUF layers over any number of cards."""
+    if req.tp or training or req.num_gpus == 1:
+        return req.tp or (req.num_gpus // req.pp if not training else 1), req.pp
+    n = req.num_gpus // req.pp
+    if precision.kind == "gguf" or arch.num_attention_heads % n == 0:
+        return n, req.pp
+    tp = max(d for d in range(1, n + 1) if n % d == 0 and arch.num_attention_heads % d == 0)
+    pp = req.pp * (n // tp)
+    assumptions.append(note("vram_layout_heads", n=req.num_gpus, tp=tp, pp=pp, heads=arch.num_attention_heads))
+    return tp, pp
 
 
 def _kv_per_gpu(arch: ModelArch, kv_total: float, tp: int, pp: int, warnings: list[Note]) -> float:

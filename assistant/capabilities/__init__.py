@@ -9,32 +9,63 @@ from __future__ import annotations
 
 from functools import cache
 
+from assistant.capabilities.api_cost import ApiCost
 from assistant.capabilities.base import Capability
+from assistant.capabilities.big_model import BigModel
+from assistant.capabilities.buy_instead import BuyInstead
+from assistant.capabilities.capacity import Capacity
+from assistant.capabilities.card_needed import CardNeeded
 from assistant.capabilities.catalog import Catalog
 from assistant.capabilities.cheaper import CheaperWay
 from assistant.capabilities.compare import Compare
 from assistant.capabilities.cost import Cost
-from assistant.capabilities.fit import Fit
+from assistant.capabilities.diagnose import Diagnose
+from assistant.capabilities.fit import Fit, FitOption
+from assistant.capabilities.fleet import Fleet
 from assistant.capabilities.guides import Guides
 from assistant.capabilities.memory import Memory
+from assistant.capabilities.offload import Offload
+from assistant.capabilities.ram import Ram
 from assistant.capabilities.recommend import Recommend
+from assistant.capabilities.rent import Rent
+from assistant.capabilities.risk import Risk
+from assistant.capabilities.rl import RL
 from assistant.capabilities.smalltalk import Help, OutOfScope
 from assistant.capabilities.specs import Specs
 from assistant.capabilities.speed import Speed
+from assistant.capabilities.support import Support
+from assistant.capabilities.training import Training, TrainingLead, TrainingTime
 from assistant.capabilities.workstation import Workstation
 from assistant.toolset import ToolName
 
 REGISTRY: tuple[Capability, ...] = (
+    Risk(),  # an old, modified or multi-GPU card: what an expert warns about leads the answer
+    Support(),  # "will X run on Y": its verdict can decide the rest of the answer
+    Diagnose(),  # "why is it slow / why does it OOM": the measured number against the ceiling leads
+    BigModel(),  # a model too big for any card: the servers, the RAM-offload way and smaller models, first
+    Fleet(),  # a request rate: how many GPUs, as replicas
+    BuyInstead(),  # a card about to be bought that does not hold the model: the one that would
+    Ram(),  # how much system RAM, and whether more is faster
+    RL(),  # reinforcement-learning fine-tuning: the policy plus reference, critic, reward and rollout models
     Memory(),
     Speed(),
     Fit(),
+    FitOption(),  # the other hardware options of a fit question, after the first
+    Training(),  # after memory / fit / speed: a fine-tune's other methods, and why a run that fits still OOMs
+    TrainingLead(),  # a memory figure the user quotes for a fine-tune, confirmed or corrected first
+    TrainingTime(),  # "how long" with no card named: the hours on the card the job needs
+    Capacity(),
+    Offload(),
     Recommend(),
+    ApiCost(),  # "API or my own GPU?": the monthly bill both ways and the break-even volume
+    Rent(),  # "where can I rent X": dated offers cheapest first
     Cost(),
     Workstation(),
     Catalog(),
     Compare(),
     Specs(),
     CheaperWay(),
+    CardNeeded(),
     Guides(),
     Help(),
     OutOfScope(),

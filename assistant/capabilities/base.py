@@ -169,6 +169,10 @@ class Capability:
     def active(self, turn: Turn) -> bool:
         return self.intent in turn.plan.intents or turn.owns_any(self.intent)
 
+    def phase(self, turn: Turn) -> int:
+        """Where this turn's part goes (`render_phase` unless the capability's place depends on the question)."""
+        return self.render_phase
+
     def topic(self, ctx: PlanContext) -> str | None:
         """Words that steer the guide search toward what this capability computed."""
         return self.guides_topic
@@ -180,6 +184,10 @@ class Capability:
     def records(self, tool: ToolName) -> bool:
         """Whether this capability's calls of `tool` describe the user's workload (a reference figure does not)."""
         return True
+
+    def kept_args(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of a call `records` marks as an example that still describe the user's workload."""
+        return {}
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         """Update the scenario slots a call of one of this capability's tools fixed."""

@@ -6,6 +6,7 @@ its arguments and writes the verdict first, then how the other options differ, t
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -17,7 +18,7 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools import advice
 from tools.compare import CompareResult, CompareRow
-from tools.notes import Note, money
+from tools.notes import Note, money, note
 from tools.prices import tco_defaults
 
 MAX_GPUS = 4
@@ -58,7 +59,24 @@ def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisi
         args["methods"] = methods
     if precisions:
         args["precisions"] = precisions
+    if parsed.focus and not (methods or precisions):
+        args["focus"] = parsed.focus  # the job's bottleneck leads: prompt processing, training, serving
+    _method_open(ctx, args, names, counts, methods)
     return args | _money_args(ctx)
+
+
+def _method_open(
+    ctx: PlanContext, args: dict[str, Any], names: list[str], counts: dict[str, int], methods: list[str]
+) -> None:
+    """ "Fine-tune 65B" on the cards named, no method said: QLoRA where LoRA does not fit them (the tool decides), and
+    QLoRA outright when the 16-bit weights alone outgrow every option (advice.md §2)."""
+    parsed = ctx.parsed
+    if not (ctx.has_model and parsed.fine_tune_unspecified and parsed.mode is None and not methods):
+        return
+    args["method_open"] = True
+    if _weights_exceed_cards(ctx, names, counts):
+        args["workload"] |= {"mode": "qlora"}
+        args["workload"].pop("precision", None)
 
 
 def _money_args(ctx: PlanContext) -> dict[str, Any]:
@@ -115,12 +133,20 @@ def _label(w: Writer, r: CompareResult, row: CompareRow) -> str:
     return w.t("compare_label_way", way=" ".join(way), count=count, gpu=row.gpu)
 
 
-def _verdict(w: Writer, r: CompareResult) -> None:
+def _verdict(w: Writer, r: CompareResult, capacity: bool = False, why: bool = False) -> None:
     v = r.verdict
+    first = (
+        [v.bottleneck] if v.bottleneck is not None else []
+    )  # the options on the job's bottleneck, right after the pick
     if v.pick is None:
-        w.say("compare_nothing", reasons=_join(w, v.reasons, True))
+        w.say("compare_nothing", reasons=_join(w, [*v.reasons, *first], True))
     else:
-        w.say("compare_verdict", label=_label(w, r, r.rows[v.pick]), reasons=_join(w, v.reasons[:_MAX_REASONS], True))
+        reasons = [*first, *v.reasons]
+        tie = bool(first) and first[0].code.endswith("_tie")
+        if first and not (tie or why) and v.reasons and v.reasons[0].code == "cmp_all_fit":
+            reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "is X enough or do I need Y?": yes, each is, first
+        reasons = reasons[:_MAX_REASONS]
+        w.say("compare_verdict", label=_label(w, r, r.rows[v.pick]), reasons=_join(w, reasons, True))
     lines = [
         w.t("compare_other", label=_label(w, r, r.rows[o.index]), notes=_join(w, o.notes, False))
         for o in v.others
@@ -128,6 +154,32 @@ def _verdict(w: Writer, r: CompareResult) -> None:
     ]
     if lines:
         w.add(w.t("compare_others_head") + "\n" + "\n".join(lines))
+    _sizes(w, r, capacity)
+
+
+def _sizes(w: Writer, r: CompareResult, capacity: bool = False) -> None:
+    """No model named: the largest model each option runs or fine-tunes (largest_model), one line per option;
+    not when the capacity part lists them in full (`capacity`)."""
+    from assistant.capabilities.capacity import way_label
+
+    if capacity:
+        return
+
+    lines = []
+    for row in r.rows:
+        ways = [
+            w.t("compare_size_way", label=way_label(w, way).strip(), size=f"{way.max_params_b:g}")
+            + (w.t("compare_size_example", model=way.examples[0].model) if way.examples else "")
+            for way in row.sizes
+            if way.max_params_b
+        ]
+        if ways:
+            label = _label(w, r, row)
+            lines.append(w.t("compare_size_line", label=label, ways=w.t("capacity_join_ways").join(ways)))
+    if lines:
+        training = any(way.mode != "inference" for row in r.rows for way in row.sizes)
+        head = "compare_sizes_head_training" if training else "compare_sizes_head"
+        w.add(w.t(head) + "\n" + "\n".join(f"- {line}" for line in lines))
 
 
 def _cell_money(value: float | None, currency: str, used: bool = False, w: Writer | None = None) -> str:
@@ -233,9 +285,11 @@ def _caveats(w: Writer, r: CompareResult) -> list[str]:
     return out
 
 
-def compare_lines(w: Writer, r: CompareResult) -> None:
-    """The verdict and how the others differ, the table, then what to know and the assumptions."""
-    _verdict(w, r)
+def compare_lines(w: Writer, r: CompareResult, capacity: bool = False, why: bool = False) -> None:
+    """The verdict and how the others differ, the table, then what to know and the assumptions (`capacity`: the
+    capacity part lists each option's largest models, so they are not listed here too; `why`: the question is why
+    the cards differ, or names the bottleneck, so that comparison comes right after the pick)."""
+    _verdict(w, r, capacity, why)
     if r.axis == "cards":
         _cards_table(w, r)
     else:
@@ -258,6 +312,11 @@ class Compare(Capability):
     }
     render_phase = 1
     guides_topic = "compare GPUs memory bandwidth tensor cores NVLink"
+
+    def phase(self, turn: Turn) -> int:
+        """After the numbers it compares (phase 1); first when the cards' largest models follow it ("2x 3090 or
+        one 4090: which works better, which sizes can each train?": the choice leads, the sizes back it)."""
+        return 0 if "capacity" in turn.plan.intents else self.render_phase
 
     def topic(self, ctx: PlanContext) -> str | None:
         methods, precisions = _ways(ctx)
@@ -285,6 +344,9 @@ class Compare(Capability):
         if (methods or precisions or not names) and not ctx.has_model:
             ctx.need("need_model")
             return
+        names = _first_counted(names, parsed.gpu_counts)
+        if len(names) > MAX_GPUS:
+            ctx.notes.append(note("cmp_left_out", gpus=[note("cmp_gpu_name", gpu=_name(g)) for g in names[MAX_GPUS:]]))
         names = names[:MAX_GPUS]
         if s.budget is not None and len(names) > 1 and not (methods or precisions):
             # "预算1w，买一张4090D还是两张二手3090": a purchase within a budget among the cards named; the
@@ -300,7 +362,9 @@ class Compare(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         for r in turn.own(self.intent, CompareResult):
-            compare_lines(w, r)
+            p = turn.parsed
+            why = bool(p.focus or p.symptom or "concept" in p.intents)
+            compare_lines(w, r, capacity="capacity" in turn.plan.intents, why=why)
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         if isinstance(args.get("workload"), dict):  # the workload is the memory capability's to record
@@ -324,6 +388,36 @@ class Compare(Capability):
             return str(tool)
         pick = result.verdict.label or "nothing fits"
         return f"{len(result.rows)} options compared; pick: {pick}"
+
+
+def _weights_exceed_cards(ctx: PlanContext, names: list[str], counts: dict[str, int]) -> bool:
+    """Whether the model's 16-bit weights alone (2 bytes a parameter) exceed the memory of every option named:
+    then LoRA cannot fit any of them and the fine-tune the user means is QLoRA."""
+    from tools.catalog import catalog
+    from tools.errors import AdvisorError
+    from tools.models import resolve_model
+
+    s = ctx.scenario
+    try:
+        params_b = resolve_model(s.model)[0].params / 1e9 if s.model else float(s.params_b or 0)
+    except AdvisorError:
+        return False
+    cards = catalog()
+    totals = [cards[g].usable_memory_gib * counts.get(g, 1) for g in names if g in cards]
+    return bool(totals) and params_b * 2e9 / 2**30 > max(totals)
+
+
+def _first_counted(names: list[str], counts: dict[str, int]) -> list[str]:
+    """The setups the user proposed with a count ("4x A6000 ... 2x H100") before a card only mentioned ("I own a
+    Mac Studio"): when more are named than one table compares, the proposed ones stay."""
+    return sorted(names, key=lambda g: 0 if counts.get(g) else 1)
+
+
+def _name(gpu_id: str) -> str:
+    from tools.catalog import catalog
+
+    spec = catalog().get(gpu_id)
+    return re.sub(r"\s*\(.*\)$", "", spec.name) if spec else gpu_id  # no core counts: only figures a tool gave
 
 
 def _named_cards(ctx: PlanContext) -> list[Any]:

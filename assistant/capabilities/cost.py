@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.job_cost import is_job_question, job_calls, job_lines, plan_job
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.catalog import resolve_gpu
@@ -120,10 +121,19 @@ class Cost(Capability):
         s, parsed = ctx.scenario, ctx.parsed
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu else [])
         if not names:
-            if ctx.has_model:
-                ctx.delegate("recommend")  # "is it cheaper to rent for Qwen2.5-72B?": which GPUs first
+            budgeted = s.budget or s.monthly_budget or "recommend" in ctx.intents  # "what to rent for $500 a month"
+            serving = s.users or s.serving or (s.batch or 1) > 1  # users to serve: which card, at what speed each
+            if ctx.has_model and not (budgeted or serving or parsed.buy_or_rent == "buy"):
+                # "the lowest cost way to run Grok-1", "is it cheaper to rent for Qwen2.5-72B?": where the model's
+                # memory rents cheapest, and from how many hours a month owning that card would pay
+                ctx.hand_over(self.intent, "rent_where")
+            elif ctx.has_model:
+                ctx.delegate("recommend")  # "buy what for Qwen2.5-72B": which GPUs first
             else:
                 ctx.need("need_gpu")
+            return
+        if is_job_question(ctx):
+            plan_job(ctx, self.intent, names)  # "$0.0525/minute: what will this fine-tune cost?"
             return
         for gid in names:
             count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
@@ -150,11 +160,15 @@ class Cost(Capability):
             tco["cloud_price_per_gpu_hour"] = s.cloud_price  # "AutoDL 上 1.88 元一小时": the user's own rate
         return tco
 
+    def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+        return job_calls(plan, outcomes, self.intent)  # a training job's hours, priced
+
     def active(self, turn: Turn) -> bool:
         # Nothing computed (no price to compare, or handed to recommend): the answer does not lead with cost.
         return turn.owns_any(self.intent)
 
     def render(self, w: Writer, turn: Turn) -> None:
+        job_lines(w, turn, self.intent)
         for o in turn.outcomes:
             if o.call.owner == self.intent and isinstance(o.result, TcoResult):
                 stated = "utilization" in o.call.args  # the user's hours, or a 50% default

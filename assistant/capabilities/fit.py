@@ -7,12 +7,15 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
-from assistant.capabilities.memory import memory_lines
-from assistant.capabilities.speed import speed_lines
-from assistant.capabilities.workload import specs_args, speed_args, vram_args, workload_args
+from assistant.capabilities.memory import hardware_lines, memory_lines, verdict
+from assistant.capabilities.speed import runs, speed_lines
+from assistant.capabilities.workload import capped_context, specs_args, speed_args, vram_args, workload_args
+from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
 from tools import advice
+from tools.catalog import GpuSpec
 from tools.fit import FitResult
 from tools.notes import note, render_all
 from tools.speed import SpeedResult
@@ -40,14 +43,17 @@ def fit_lines(w: Writer, r: FitResult, asked: str | None = None) -> None:
     w.bullets("warnings_head", render_all(r.warnings, w.lang), limit=3)
 
 
-def _personal(ctx: PlanContext) -> bool:
-    """One person's local use: a desk-side card, no precision chosen, one or two conversations."""
+def _personal(s: Scenario) -> bool:
+    """One person's local use: one or two desk-side cards, no precision chosen, one or two conversations (eight
+    cards are a server: they run the model as published)."""
     from tools.catalog import resolve_gpu
     from tools.errors import AdvisorError
+    from tools.sizing import engine_key
 
-    s = ctx.scenario
-    if s.precision or (s.batch or 1) > 2 or s.serving or s.users:
+    if s.precision or (s.batch or 1) > 2 or s.serving or s.users or (s.num_gpus or 1) > 2:
         return False
+    if s.engine and engine_key(s.engine) != "llama.cpp":
+        return False  # vLLM / SGLang run the published weights or an AWQ/GPTQ build, not a GGUF file
     try:
         gpu, _ = resolve_gpu(s.gpu or "")
     except AdvisorError:
@@ -65,6 +71,135 @@ def _shorter_context(turn: Turn, first: VramResult) -> tuple[int, VramResult] | 
         if same_way and r.fit is not None and r.fit.fits and r.context_tokens < first.context_tokens:
             return i, r
     return None
+
+
+def _after_lead(w: Writer, turn: Turn, sized: list[VramResult]) -> None:
+    _mixed_line(w, turn)
+    _published_line(w, turn, sized)
+
+
+def _native(model: str) -> str | None:
+    """The format a model's official weights ship in when it is not 16-bit (DeepSeek-V3: FP8; gpt-oss: MXFP4)."""
+    from tools.errors import AdvisorError
+    from tools.model_match import match_model
+
+    try:
+        return match_model(model).arch.native_precision
+    except AdvisorError:
+        return None
+
+
+def _published_line(w: Writer, turn: Turn, sized: list[VramResult]) -> None:
+    """ "2080Ti 能跑 Baichuan-13B 吗" asks about the model as published: when a quantized format answered it because
+    the published 16-bit weights do not fit the card, say so with their size."""
+    first = sized[0] if sized else None
+    if first is None or first.fit is None or first.mode != "inference" or _native(first.model):
+        return
+    for r in turn.own("fit", FitResult):
+        top = r.top_precision
+        if top and r.top_weights_gib and top not in r.precisions_that_fit and top != first.precision:
+            w.say(
+                "fit_published_too_big",
+                precision=top,
+                weights=r.top_weights_gib,
+                gpu=first.fit.gpu,
+                vram=first.fit.capacity_gib,
+                usable=first.fit.usable_gib_per_gpu,
+            )
+            return
+
+
+def _mixed(q: ParsedQuery) -> list[GpuSpec]:
+    """The different cards of one machine ("1张RTX5000ADA 32G+1张V100 32G"), smallest memory first; [] otherwise."""
+    from tools.catalog import catalog
+
+    if not q.gpus_together or len(q.gpu_mentions) < 2:
+        return []
+    cards = [catalog()[g] for g in q.gpu_mentions if g in catalog()]
+    return sorted(cards, key=lambda g: (g.vram_gib, g.bandwidth_gbs)) if len(cards) > 1 else []
+
+
+def _pool(ctx: PlanContext) -> None:
+    """Cards of different models in one machine are sized as one pool: all of them, each as small as the smallest
+    (a layer split puts about the same share on each), so the scenario holds the smallest card and the total count."""
+    cards = _mixed(ctx.parsed)
+    if cards and ctx.scenario.gpu == ctx.parsed.gpu:
+        ctx.scenario.gpu = cards[0].id
+        ctx.scenario.num_gpus = sum(ctx.parsed.gpu_counts.get(g.id, 1) for g in cards)
+
+
+def _mixed_line(w: Writer, turn: Turn) -> None:
+    """Two different cards: no tensor parallel across them; the layers split, and the slower card sets the pace."""
+    cards = _mixed(turn.parsed)
+    if cards:
+        slow = min(cards, key=lambda g: g.bandwidth_gbs)
+        names = ("、" if w.lang == "zh" else ", ").join(g.name for g in cards)
+        w.say("mixed_cards", n=len(cards), cards=names, slow=slow.name, gbs=slow.bandwidth_gbs)
+
+
+def other_hardware(ctx: PlanContext) -> list[Scenario]:
+    """The other GPU setups a fit question offers as alternatives ("8 张 4090 或者 6 张 V100"), each with its own
+    count; none for a part of the question about another model, or for cards that are one machine together."""
+    s, q = ctx.scenario, ctx.parsed
+    if len(q.gpu_mentions) < 2 or not q.gpus_alternative or s.gpu != q.gpu or (q.model and s.model != q.model):
+        return []
+    return [s.model_copy(update={"gpu": g, "num_gpus": q.gpu_counts.get(g)}) for g in q.gpu_mentions[1:3] if g != s.gpu]
+
+
+def plan_fit(ctx: PlanContext, s: Scenario, owner: str) -> None:
+    """The calls that answer "does it run on these cards" for scenario `s`, owned by `owner`."""
+    w = workload_args(s)
+    if w["mode"] != "inference":  # training: the memory estimate sized for that GPU answers it
+        ctx.add(owner, ToolName.ESTIMATE_VRAM, **vram_args(s))
+        ctx.add(owner, ToolName.GPU_SPECS, **specs_args(s, [s.gpu or ""]))
+        return
+    ref = {k: w[k] for k in ("model", "params_b") if k in w}
+    precision = {"precision": s.precision} if s.precision else {}
+    personal = _personal(s)
+    if personal:
+        _personal_defaults(ctx, s, owner)
+    else:  # the job as asked (the format named, else as published) on these cards: the verdict comes first
+        ctx.add(owner, ToolName.ESTIMATE_VRAM, **vram_args(s))
+    ctx.add(
+        owner,
+        ToolName.FIT_ON_GPU,
+        **ref,
+        gpu=s.gpu,
+        num_gpus=s.num_gpus or 1,
+        # one context per answer: a personal chat's default when the personal estimate above used it
+        context_tokens=s.context_tokens or capped_context(s, advice.default_context("inference", personal=personal)),
+        **precision,
+        **({"engine": s.engine} if s.engine else {}),
+    )
+
+
+def _personal_format(s: Scenario) -> str:
+    """One person's local format: the usual 4-bit GGUF, or the model's own format when it already ships in 4 bits
+    (gpt-oss: MXFP4), as Ollama and llama.cpp serve it."""
+    from tools.errors import AdvisorError
+    from tools.model_match import match_model
+    from tools.precision import resolve_precision
+
+    default = str(advice.policy()["default_precision"]["personal_inference"])
+    try:
+        native = match_model(s.model).arch.native_precision if s.model else None
+    except AdvisorError:
+        return default
+    return native if native and resolve_precision(native).bits <= 4.5 else default
+
+
+def _personal_defaults(ctx: PlanContext, s: Scenario, owner: str) -> None:
+    """ "4060 Ti 跑 14B 够不够": one person's local chat runs a 4-bit GGUF at 8k (advice.md §2): size and
+    time exactly that first, then say what else fits."""
+    local = s.model_copy(
+        update={
+            "precision": _personal_format(s),
+            "context_tokens": s.context_tokens or capped_context(s, advice.default_context("inference", personal=True)),
+        }
+    )
+    ctx.add(owner, ToolName.ESTIMATE_VRAM, **vram_args(local))
+    ctx.add(owner, ToolName.ESTIMATE_SPEED, **speed_args(local))
+    ctx.notes.append(note("default_precision_personal_inference", precision=local.precision))
 
 
 class Fit(Capability):
@@ -94,50 +229,34 @@ class Fit(Capability):
         mode = ctx.scenario.mode or "inference"
         if mode != "inference":
             return TOPICS.get(mode, TOPICS["full"])
-        return "VRAM capacity weights bytes per parameter 4-bit quantization" if _personal(ctx) else self.guides_topic
+        personal = _personal(ctx.scenario)
+        return "VRAM capacity weights bytes per parameter 4-bit quantization" if personal else self.guides_topic
 
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario
         if not s.gpu:
             ctx.need("need_gpu")
             return
-        w = workload_args(s)
         ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
-        if w["mode"] != "inference":  # training: the memory estimate sized for that GPU answers it
-            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s))
-            ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
-            return
-        ref = {k: w[k] for k in ("model", "params_b") if k in w}
-        precision = {"precision": s.precision} if s.precision else {}
-        if _personal(ctx):
-            self._personal_defaults(ctx)
-        ctx.add(
-            self.intent,
-            ToolName.FIT_ON_GPU,
-            **ref,
-            gpu=s.gpu,
-            num_gpus=s.num_gpus or 1,
-            # one context per answer: a personal chat's default when the personal estimate above used it
-            context_tokens=s.context_tokens or advice.default_context("inference", personal=_personal(ctx)),
-            **precision,
-        )
-
-    def _personal_defaults(self, ctx: PlanContext) -> None:
-        """ "4060 Ti 跑 14B 够不够": one person's local chat runs a 4-bit GGUF at 8k (advice.md §2): size and
-        time exactly that first, then say what else fits."""
-        s = ctx.scenario
-        local = s.model_copy(
-            update={
-                "precision": advice.policy()["default_precision"]["personal_inference"],
-                "context_tokens": s.context_tokens or advice.default_context("inference", personal=True),
-            }
-        )
-        ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(local))
-        ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(local))
-        ctx.notes.append(note("default_precision_personal_inference", precision=local.precision))
+        _pool(ctx)
+        plan_fit(ctx, s, self.intent)
+        for option in other_hardware(ctx):  # "8 张 4090 或者 6 张 V100 能运行吗": each option answered
+            plan_fit(ctx, option, "fit_option")
 
     def render(self, w: Writer, turn: Turn) -> None:
         sized = turn.own(self.intent, VramResult)
+        # "能跑 14b 的微调吗？能跑 72b 的微调吗？", "微调与推理": each model and job, in one lead paragraph
+        parts = {(r.model, r.mode): [r] for r in reversed(sized)}
+        if len(parts) > 1:
+            from assistant.capabilities.card_needed import parts_summary
+
+            parts_summary(w, turn, [parts[k] for k in dict.fromkeys((r.model, r.mode) for r in sized)])
+        if hardware_lines(w, turn, sized, after_lead=lambda: _after_lead(w, turn, sized)):
+            # the user's own cards: the way that fits them leads
+            for r in turn.own(self.intent, SpeedResult):
+                if runs(turn, r):
+                    speed_lines(w, r)
+            return
         shorter = _shorter_context(turn, sized[0]) if sized else None
         if shorter is not None:  # "48G 卡跑 70B": yes, at 4k; the default 8k is just over
             i, r = shorter
@@ -155,9 +274,14 @@ class Fit(Capability):
                 default_need=sized[0].per_gpu_gib,
             )
         for i, r in enumerate(sized):
-            memory_lines(w, r, detail=i == len(sized) - 1, lead=shorter is None)
+            if i == 0 and shorter is None:
+                verdict(w, r)
+                _mixed_line(w, turn)
+            memory_lines(w, r, detail=i == len(sized) - 1, lead=False)
+        _published_line(w, turn, sized)
         for r in turn.own(self.intent, SpeedResult):
-            speed_lines(w, r)
+            if runs(turn, r):
+                speed_lines(w, r)
         for r in turn.own(self.intent, FitResult):
             fit_lines(w, r, asked=turn.plan.scenario.precision)
 
@@ -165,3 +289,25 @@ class Fit(Capability):
         if not isinstance(result, FitResult):
             return str(tool)
         return f"best {result.best_precision}, max context {result.max_context}"
+
+
+class FitOption(Capability):
+    """Another hardware option of the same fit question ("8 张 4090 或者 6 张 V100 能运行吗"), answered after the
+    first the same way. Fit plans its calls; they describe an option, not the user's setup, so they never change
+    the conversation's scenario."""
+
+    intent = "fit_option"
+    cites_guides = False
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        sized = turn.own(self.intent, VramResult)
+        for k, r in enumerate(sized):
+            memory_lines(w, r, detail=k == len(sized) - 1)
+        for s in turn.own(self.intent, SpeedResult):
+            if runs(turn, s):
+                speed_lines(w, s)
+        for f in turn.own(self.intent, FitResult):
+            fit_lines(w, f)
+
+    def records(self, tool: ToolName) -> bool:
+        return False  # an option the user weighs, not (yet) their setup

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -12,7 +13,7 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.notes import render_all
 from tools.precision import resolve_precision
-from tools.sizing import engine_for, fits_capacity, headroom_for
+from tools.sizing import GpuFit, engine_for, fits_capacity, headroom_for
 from tools.vram import VramResult
 
 TOPICS = {  # retrieval words for a workload, by method (the fit capability shares them)
@@ -34,6 +35,8 @@ def memory_lines(
     total_part = w.t("memory_total_part", total=r.total_gib, n=n) if n > 1 else ""
     if r.mode != "inference" and n > 1 and r.zero_stage:
         total_part += w.t("memory_zero_part", stage=r.zero_stage)
+    elif r.mode != "inference" and r.dp > 1:
+        total_part += w.t("memory_ddp_part")
     w.say(
         "memory_head",
         model=r.model,
@@ -51,15 +54,40 @@ def memory_lines(
         w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
-def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None) -> None:
-    """Fits / does not fit on the named GPU (and how many it needs), or on a card size the user named."""
+def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None, stated: bool = False) -> None:
+    """Fits / does not fit on the named GPU (and how many it needs), or on a card size the user named. `stated`:
+    the user named how many cards (or owns them): a job that does not fit is answered on those cards, never
+    with "it needs N" — the ways that make it fit follow (cheaper.py)."""
     fit = r.fit
     if fit is not None:
         shared: dict[str, Any] = dict(
             gpu=fit.gpu, vram=fit.capacity_gib, usable=fit.usable_gib_per_gpu, engine=w.label("engine", fit.engine)
         )
         if fit.fits:
-            w.say("fits" if fit.num_gpus == 1 else "fits_n", n=fit.num_gpus, headroom=fit.headroom, **shared)
+            at = w.t("fits_at", format=w.label("format", r.precision)) if r.mode == "inference" else ""
+            if r.mode != "inference" and fit.num_gpus > 1 and r.dp > 1 and r.zero_stage == 0:
+                # data parallel: one card holds the job, every card keeps a copy (tools/vram.py _training_strategy)
+                w.say("fits_ddp", n=fit.num_gpus, need=r.per_gpu_gib, **shared)
+                return
+            one = sharded_only(r)
+            if one is not None:  # sharding is what makes it fit: say so, and what one card alone needs
+                how = w.t("sharding_qlora" if r.mode == "qlora" else "sharding_plain")
+                w.say("fits_sharded", n=fit.num_gpus, need=r.per_gpu_gib, one=one, how=how, **shared)
+            else:
+                w.say("fits" if fit.num_gpus == 1 else "fits_n", n=fit.num_gpus, headroom=fit.headroom, at=at, **shared)
+            _fewer(w, fit, training=r.mode != "inference")
+        elif stated:
+            w.say("not_fits_here", n=fit.num_gpus, need=r.per_gpu_gib, **_job(w, r), **shared)
+            if r.mode != "inference" and fit.gpus_needed and fit.gpus_needed > fit.num_gpus:
+                # "需要怎样的配置才能全量微调": how many of these cards the job as asked takes (ZeRO-3 over them)
+                machines = w.t("needs_machines") if fit.gpus_needed > 8 else ""  # more than one server holds
+                w.say(
+                    "not_fits_here_needs",
+                    needed=fit.gpus_needed,
+                    gpu=fit.gpu,
+                    each=fit.per_gpu_gib_needed or 0,
+                    machines=machines,
+                )
         elif fit.gpus_needed:
             w.say("not_fits_needs", n=fit.num_gpus, needed=fit.gpus_needed, **shared)
         else:
@@ -72,7 +100,181 @@ def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None) -> None
         w.say(key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine))
 
 
-def sized_lines(w: Writer, results: list[VramResult], capacity_gib: float | None = None) -> None:
+def sharded_only(r: VramResult) -> float | None:
+    """What one card alone would need, when ZeRO-3 / FSDP sharding is what makes a training job fit the cards
+    (tools/vram.py _training_strategy); None otherwise."""
+    for a in r.assumptions:
+        if a.code in ("vram_sharded_only", "vram_sharded_only_qlora"):
+            one = a.params.get("one")
+            return float(one) if isinstance(one, int | float) else None
+    return None
+
+
+def _fewer(w: Writer, fit: GpuFit, training: bool = False) -> None:
+    """ "16 × A10 for a 70B": when fewer of the cards already hold it, say how many, and that copies of the model
+    serve more users than one copy over every card (advice.md §5: replicas before tensor parallel)."""
+    needed, n = fit.gpus_needed, fit.num_gpus
+    if not needed or needed >= n or fit.per_gpu_gib_needed is None:
+        return
+    copies = n // needed
+    part = w.t("fits_fewer_copies", copies=copies, needed=needed, n=n) if copies >= 2 else ""
+    if training:  # a training run has no users to serve: the other cards are more data-parallel speed
+        part = w.t("fits_fewer_training")
+    w.say("fits_fewer", needed=needed, n=n, need=fit.per_gpu_gib_needed, copies_part=part)
+
+
+def _capacity_way(ctx: PlanContext) -> None:
+    """ "Mixtral, quantized, on a single 24 GB GPU": the model as published does not fit a card of that size; the
+    best format that does is sized too (an example: it never changes the scenario), and leads the answer."""
+    from assistant.capabilities.cheaper import capacity_way
+
+    capacity = ctx.parsed.stated_capacity_gib
+    way = capacity_way(ctx.scenario, capacity) if capacity else None
+    if way is not None:
+        ctx.add("cheaper_way", ToolName.ESTIMATE_VRAM, **vram_args(way))
+
+
+def capacity_lead(w: Writer, turn: Turn) -> None:
+    """The format that fits the card size the user named, first ("yes, at 3-bit: 22.8 GiB of a 24 GB card")."""
+    from assistant.capabilities.cheaper import capacity_fits
+
+    capacity = turn.parsed.stated_capacity_gib
+    for i, r in turn.own_indexed("cheaper_way", VramResult):
+        if capacity and r.fit is None and i not in turn.shown and capacity_fits(r, capacity):
+            turn.shown.add(i)
+            engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
+            w.say(
+                "capacity_way_fits",
+                model=r.model,
+                format=w.label("format", r.precision),
+                need=r.per_gpu_gib,
+                vram=capacity,
+                headroom=headroom_for(engine),
+                engine=w.label("engine", engine),
+                context=r.context_tokens,
+            )
+            return
+
+
+def _job(w: Writer, r: VramResult) -> dict[str, Any]:
+    return dict(model=r.model, method=w.label("method", r.mode), precision=r.precision, context=r.context_tokens)
+
+
+def stated_hardware(turn: Turn) -> bool:
+    """The user named the card count, owns the cards, or asks whether the job runs on a card they name ("2080Ti
+    能跑吗" is one 2080 Ti): answers stay on exactly that hardware."""
+    s = turn.plan.scenario
+    return s.num_gpus is not None or turn.parsed.owns_hardware or "fit" in turn.plan.intents
+
+
+def hardware_lines(
+    w: Writer, turn: Turn, results: list[VramResult], detail: bool = True, after_lead: Callable[[], None] | None = None
+) -> bool:
+    """The verdict on the user's own GPUs when the job as asked does not fit them: the way that does fit leads
+    ("yes, with QLoRA"), then why the asked way does not; False when this does not apply (it fits, or no count
+    was stated) and the caller writes the usual lines."""
+    first = results[0] if results else None
+    if first is None or first.fit is None or first.fit.fits or not stated_hardware(turn):
+        return False
+    way = fitting_way(turn, first)
+    # "can I FULL fine-tune it on my cards?": a method the user named that does not fit is answered no first,
+    # then the method that does ("yes with QLoRA" leads only when the message named no method or the same one)
+    insisted = way is not None and turn.parsed.mode == first.mode != way[1].mode
+    if insisted:
+        verdict(w, first, stated=True)
+    if way is not None:
+        i, r = way
+        turn.shown.add(i)
+        assert r.fit is not None
+        shorter = r.mode == first.mode and r.precision == first.precision and r.context_tokens < first.context_tokens
+        w.say(
+            ("fits_up_to_context" if r.mode == "inference" else "fits_shorter_way")
+            if shorter and not _fused(r)
+            else "fits_another_way",
+            way=way_label(w, first, r),
+            what=w.t("what_sequence" if r.mode != "inference" else "what_context"),
+            format=w.label("format", r.precision),
+            context=r.context_tokens,
+            model=r.model,
+            need=r.per_gpu_gib,
+            n=r.fit.num_gpus,
+            gpu=r.fit.gpu,
+            usable=r.fit.usable_gib_per_gpu,
+            vram=r.fit.capacity_gib,
+        )
+    # "2 × 4090 + 512 GB DDR4": it runs from RAM at N tokens/s leads, the GPU-only verdict follows
+    led = way is not None or _ram_lead(w, turn)
+    if led and after_lead is not None:
+        after_lead()  # the caller's line on the lead ("the published bf16 weights do not fit")
+    from assistant.capabilities.cheaper import ways_lines  # cheaper.py builds on this module
+
+    for k, r in enumerate(results):
+        if not (insisted and k == 0):
+            verdict(w, r, stated=True)
+        if k == 0 and not led and after_lead is not None:
+            after_lead()
+        if k == 0 and way is None:
+            ways_lines(w, turn)  # nothing fits as asked: what does work on these cards comes next
+        memory_lines(w, r, detail=detail and k == len(results) - 1, lead=False)
+    return True
+
+
+def _ram_lead(w: Writer, turn: Turn) -> bool:
+    """When the user described their RAM and the model runs from it (llama.cpp layers or MoE experts in RAM), that
+    is the answer to "does it run / how fast on my machine": it leads, with its tokens/s."""
+    from assistant.capabilities.offload import offload_lines
+    from tools.offload import OffloadResult
+
+    s = turn.plan.scenario
+    if not (s.ram_gib or turn.parsed.ram_plenty or turn.parsed.offload_engine):  # ktransformers: RAM is the plan
+        return False
+    for i, o in turn.results(OffloadResult):
+        if i not in turn.shown and o.strategy != "gpu_only" and o.fits_in_ram is not False:
+            turn.shown.add(i)
+            offload_lines(w, o)
+            return True
+    return False
+
+
+def fitting_way(turn: Turn, first: VramResult) -> tuple[int, VramResult] | None:
+    """The cheaper way (cheaper.py) that fits the same cards the job was asked on, if one does."""
+    for i, r in turn.own_indexed("cheaper_way", VramResult):
+        if r.fit is None or not r.fit.fits or first.fit is None:
+            continue
+        if r.fit.gpu_id == first.fit.gpu_id and r.num_gpus <= first.num_gpus and r.model == first.model:
+            return i, r
+    return None
+
+
+def way_label(w: Writer, asked: VramResult, way: VramResult) -> str:
+    """What changed between the job as asked and the way that fits: the method, the format or the context."""
+    if way.mode == asked.mode != "inference" and way.zero_stage == 3 and asked.zero_stage < 3 and asked.dp > 1:
+        return w.t("way_zero3", stage=asked.zero_stage, precision=asked.precision)
+    if way.trainable_params_b < 0.5 * asked.trainable_params_b and way.mode == "qlora" and asked.mode != "inference":
+        return w.t("way_attention_adapters")  # an MoE with adapters on attention only, not every expert
+    if way.mode != asked.mode and not (way.mode == "qlora" and _fused(way)):
+        return w.t("way_method", method=w.label("method", way.mode), precision=way.precision)
+    if way.precision != asked.precision:
+        if way.mode == "inference" and way.context_tokens < asked.context_tokens:
+            return w.t("way_precision_context", precision=way.precision, context=way.context_tokens)
+        return w.t("way_precision", precision=way.precision)
+    if way.mode != "inference" and (way.context_tokens != asked.context_tokens or _fused(way)):
+        key = "way_sequence_fused" if _fused(way) else "way_sequence"
+        if way.context_tokens == asked.context_tokens:
+            key = "way_fused"
+        eight_bit = any(
+            a.code == "vram_adapter_states" and a.params.get("optimizer") == "adamw8bit" for a in way.assumptions
+        )
+        return w.t(key + ("_8bit" if _fused(way) and eight_bit else ""), context=way.context_tokens)
+    return w.t("way_context", context=way.context_tokens)
+
+
+def _fused(r: VramResult) -> bool:
+    """Sized with a fused / chunked loss (Unsloth, Liger)."""
+    return any(a.code == "vram_loss" and a.params.get("chosen") == "chunked" for a in r.assumptions)
+
+
+def sized_lines(w: Writer, results: list[VramResult], capacity_gib: float | None = None, detail: bool = True) -> None:
     """Estimates in reading order. When a first estimate on one GPU was sized up to the count the job needs,
     the count comes first ("needs 16 × H100") and only the estimate on that count is broken down."""
     first, last = (results[0], results[-1]) if results else (None, None)
@@ -88,10 +290,10 @@ def sized_lines(w: Writer, results: list[VramResult], capacity_gib: float | None
             one=first.per_gpu_gib,
             usable=fit.usable_gib_per_gpu,
         )
-        memory_lines(w, last, detail=True, capacity_gib=capacity_gib)
+        memory_lines(w, last, detail=detail, capacity_gib=capacity_gib)
         return
     for i, r in enumerate(results):
-        memory_lines(w, r, detail=i == len(results) - 1, capacity_gib=capacity_gib)
+        memory_lines(w, r, detail=detail and i == len(results) - 1, capacity_gib=capacity_gib)
 
 
 def sizing_calls(plan: Plan, first: VramResult | None, owner: str, then_speed: bool) -> list[ToolCall]:
@@ -104,6 +306,14 @@ def sizing_calls(plan: Plan, first: VramResult | None, owner: str, then_speed: b
     if then_speed:
         calls.append(ToolCall(name=ToolName.ESTIMATE_SPEED, args=speed_args(s), owner=owner))
     return calls
+
+
+def by_workload(results: list[VramResult]) -> list[list[VramResult]]:
+    """Estimates grouped by the workload they size (model and job), in the order first sized."""
+    groups: dict[tuple[str, str, str], list[VramResult]] = {}
+    for r in results:
+        groups.setdefault((r.model, r.mode, r.precision), []).append(r)
+    return list(groups.values())
 
 
 def first_vram(outcomes: list[Outcome]) -> VramResult | None:
@@ -125,9 +335,13 @@ class Memory(Capability):
             "batch": "batch",
             "num_gpus": "num_gpus",
             "lora_rank": "lora_rank",
+            "lora_targets": "lora_targets",
+            "cpu_offload": "cpu_offload",
             "optimizer": "optimizer",
             "zero_stage": "zero_stage",
             "gpu": "gpu",
+            "chunked_cross_entropy": "fused_loss",
+            "engine": "engine",
         }
     }
     needs_model = True
@@ -143,12 +357,36 @@ class Memory(Capability):
             if s.num_gpus is None:  # "70B on H100s": size the count from the first estimate
                 ctx.second_round.append(self.intent)
             ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
+        elif not ctx.parsed.stated_capacity_gib:
+            ctx.second_round.append("card_needed")  # "需要多大的 GPU": the smallest common card that holds it
+        elif not s.precision:
+            _capacity_way(ctx)
+        if ctx.parsed.asks_minimum and (s.mode or "inference") == "inference" and not s.precision:
+            # "the minimum hardware": what the 4-bit build needs, next to the model as published
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s.model_copy(update={"precision": "q4_k_m"})))
+        elif ctx.parsed.precision_from_engine and not s.gpu and s.precision == ctx.parsed.precision:
+            # "ollama 部署 deepseek-V3 要多少显存": the Ollama build sized, and the model as published next to it
+            published = s.model_copy(update={"precision": None, "engine": None})  # served by vLLM / SGLang
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(published))
 
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         return sizing_calls(plan, first_vram(outcomes), self.intent, then_speed=False)
 
     def render(self, w: Writer, turn: Turn) -> None:
-        sized_lines(w, turn.own(self.intent, VramResult), turn.parsed.stated_capacity_gib)
+        from assistant.capabilities.card_needed import card_lines, parts_summary
+
+        if turn.parsed.context_from_name:  # "glm-4-9b-chat-1m": the 1M variant's context is its own, not too long
+            for r in turn.results(VramResult):
+                r[1].warnings = [x for x in r[1].warnings if x.code != "cmp_context_too_long"]
+        groups = by_workload(turn.own(self.intent, VramResult))  # each model and job the message named
+        capacity_lead(w, turn)
+        if len(groups) > 1:
+            parts_summary(w, turn, groups)  # the lead: every part's answer in one paragraph
+        for k, results in enumerate(groups):
+            last = k == len(groups) - 1  # the assumptions once, after the last part
+            if not hardware_lines(w, turn, results, detail=last):
+                sized_lines(w, results, turn.parsed.stated_capacity_gib, detail=last)
+            card_lines(w, turn, results[0])
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, VramResult):

@@ -20,7 +20,7 @@ from assistant.toolset import ToolName
 from tools.advice import default_purpose, local_chat_model, persona_from_budget
 from tools.models import registry
 from tools.notes import Note, money, note
-from tools.prices import tco_defaults
+from tools.prices import other_currency_rate, tco_defaults
 from tools.recommend import Pick, RecommendResult
 
 _MAX_REASONS = 5  # the verdict's reasons: the way, its cost, the budget, the condition, the stated limit
@@ -30,10 +30,7 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     """The question as the policy's inputs: who asks, the budget and what it covers, where it runs, how
     many cards, the hours rented, the users served."""
     s, parsed = ctx.scenario, ctx.parsed
-    workload = workload_args(s)
-    if s.context_tokens is None:
-        workload.pop("context_tokens")  # not stated: the policy knows what this job assumes
-    rec: dict[str, Any] = {"workload": workload, "currency": s.currency, "limit": 5}
+    rec: dict[str, Any] = {"workload": _workload(ctx), "currency": s.currency, "limit": 5}
     for slot in ("budget", "monthly_budget", "preference", "persona", "users", "horizon_years"):
         if getattr(s, slot) is not None:
             rec[slot] = getattr(s, slot)
@@ -50,6 +47,8 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     rec |= {key: value for key, value in flags.items() if value is not None}
     if s.utilization is not None:
         rec["hours_per_month"] = round(s.utilization * tco_defaults()["hours_per_month"], 1)
+    if parsed.target_tokens_per_s and parsed.measured_tokens_per_s is None and (s.mode or "inference") == "inference":
+        rec["min_tokens_per_s"] = parsed.target_tokens_per_s  # "5 tokens/s or more": a requirement of the purchase
     cards = parsed.num_gpus if parsed.num_gpus and not parsed.gpu else s.max_gpus
     if cards:
         rec["max_gpus"] = min(cards, 16)  # "一张卡": a hard limit on the number of cards
@@ -57,11 +56,37 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     if parsed.is_followup and count and count > 1:  # "如果用 2 张卡呢": on exactly that many cards, this turn
         rec["num_gpus"] = min(count, 16)  # ("one card" stays the hard limit above: one is also the fewest)
         rec.pop("max_gpus", None)
+    if parsed.vendor and not parsed.gpu_mentions:
+        rec["vendors"] = [parsed.vendor]  # "which Mac should I buy": among Macs
     if len(parsed.gpu_mentions) > 1:
         rec["gpus"] = parsed.gpu_mentions[:4]  # "买一张4090D还是两张3090": the choice is among the cards named
     elif parsed.gpu and parsed.is_followup:
         rec["gpus"] = [parsed.gpu]  # "如果换成 4090 呢": the same question, constrained to that card
     return rec
+
+
+def _workload(ctx: PlanContext) -> dict[str, Any]:
+    """The job to buy for: the context another answer of this turn sized, and no engine set for another card."""
+    s = ctx.scenario
+    workload = workload_args(s)
+    if s.context_tokens is None:
+        workload.pop("context_tokens")  # not stated: the policy knows what this job assumes
+        sized = _sized_context(ctx, workload)
+        if sized:
+            workload["context_tokens"] = sized  # one story: the context the memory figure above was sized at
+    if workload.get("engine") and not ctx.parsed.engine and ctx.previous.engine != s.engine:
+        workload.pop("engine")  # the engine an old card needs (set this turn for it) is not the new card's
+    return workload
+
+
+def _sized_context(ctx: PlanContext, workload: dict[str, Any]) -> int | None:
+    """The context another answer of this turn already sized the same job at ("33B 要多大显存？推荐配置？")."""
+    for call in ctx.calls:
+        a = call.args
+        same = a.get("model") == workload.get("model") and a.get("params_b") == workload.get("params_b")
+        if call.name == ToolName.ESTIMATE_VRAM and same and a.get("mode") == workload.get("mode") and not a.get("gpu"):
+            return a.get("context_tokens")
+    return None
 
 
 def _reason_text(w: Writer, notes: list[Note]) -> str:
@@ -97,11 +122,25 @@ def _pick_line(w: Writer, p: Pick) -> str:
     )
 
 
-def recommend_lines(w: Writer, r: RecommendResult) -> None:
+def parts_lead(w: Writer, results: list[RecommendResult]) -> None:
+    """Several models or jobs in one question: every part's pick in the first lines, then each part in full."""
+    items = []
+    for r in results:
+        p = r.primary or r.stretch
+        method = w.label("method", (p.mode if p else r.sized_workload.mode))
+        if p is None:
+            items.append(w.t("rec_part_none", model=r.model, method=method))
+            continue
+        gpu = w.t("rec_part_pick", count=p.count, condition=w.label("rec_condition", p.condition), gpu=p.gpu)
+        items.append(w.t("rec_part_item", model=r.model, method=method, precision=p.precision, pick=gpu))
+    w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))
+
+
+def recommend_lines(w: Writer, r: RecommendResult, assumptions: bool = True) -> None:
     """The verdict first (what to buy or rent, and why), then the alternatives, the stretch, the caveats."""
     p = r.primary
     if p is None:
-        _nothing_fits(w, r)
+        _nothing_fits(w, r, assumptions)
         return
     verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
     w.add(w.t("rec_for", model=r.model, method=w.label("method", p.mode)) + w.t(verdict, pick=_pick_line(w, p)))
@@ -123,7 +162,8 @@ def recommend_lines(w: Writer, r: RecommendResult) -> None:
     if lines:
         w.add(w.t("rec_alternatives_head") + "\n" + "\n".join(lines))
     w.bullets("warnings_head", [n.render(w.lang) for n in p.warnings], limit=3)
-    w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
+    if assumptions:
+        w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
 
 
 def _needs_line(w: Writer, r: RecommendResult) -> None:
@@ -138,12 +178,13 @@ def _needs_line(w: Writer, r: RecommendResult) -> None:
             gib=n.gib,
             load=w.t("rec_need_load", batch=n.batch, tokens=n.context_tokens) if n.batch > 1 else "",
         )
+        + (w.t("rec_need_card", n=n.cards, gpu=n.card) if n.card and n.cards else "")
         for n in r.needs
     ]
     w.say("rec_needs", items=("；" if w.lang == "zh" else "; ").join(items))
 
 
-def _nothing_fits(w: Writer, r: RecommendResult) -> None:
+def _nothing_fits(w: Writer, r: RecommendResult, assumptions: bool = True) -> None:
     """Nothing within the limits: the nearest option over budget as the verdict when there is one, else
     what was asked for; then the needs and the single changes that would make something fit."""
     budget = money(r.budget, r.currency) if r.budget else None
@@ -158,7 +199,8 @@ def _nothing_fits(w: Writer, r: RecommendResult) -> None:
     hints = [n.render(w.lang) for n in r.suggestions]
     if hints:
         w.add(w.t("rec_changes_head") + "\n" + "\n".join(f"- {h}" for h in hints))
-    w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
+    if assumptions:
+        w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=8)
 
 
 def _workload_text(w: Writer, r: RecommendResult) -> str:
@@ -211,14 +253,20 @@ class Recommend(Capability):
             ctx.need("need_purpose")
             return
         ctx.add(self.intent, ToolName.RECOMMEND_GPUS, **recommend_args(ctx))
+        parsed = ctx.parsed
+        rate = other_currency_rate(parsed.budget_as_said_currency) if parsed.budget_as_said_currency else None
+        if rate and parsed.budget is not None and parsed.budget_as_said is not None:  # "1000€": said how it was read
+            said = dict(said=parsed.budget_as_said, unit=parsed.budget_as_said_currency, rate=rate[0], date=rate[1])
+            ctx.notes.append(note("budget_other_currency", budget=parsed.budget, currency="USD", **said))
 
     @staticmethod
     def _assume_purpose(ctx: PlanContext) -> bool:
         """A budget and no model: size for the persona's usual purpose, say so, offer to change it. Without
         a budget the question is not yet a purchase ("which engine should we use?"): ask or explain."""
         s = ctx.scenario
-        if s.budget is None and s.monthly_budget is None:
-            return False
+        buying = ctx.parsed.buy_or_rent == "buy" and s.persona == "individual"  # said who, and that they buy
+        if s.budget is None and s.monthly_budget is None and not buying:
+            return False  # "I'm looking to buy a GPU to experiment with LLMs" is a purchase: a person's first card
         persona = s.persona or persona_from_budget(s.budget, s.currency or "USD")
         if s.mode == "inference" and s.budget is not None and not s.serving and persona != "company":
             # "本地跑大模型": the purpose is said, the model is not: the biggest one the budget runs at 4-bit
@@ -235,9 +283,29 @@ class Recommend(Capability):
         ctx.quick_replies.append("purpose")
         return True
 
+    def phase(self, turn: Turn) -> int:
+        """A purchase asked: the pick leads, before the memory figures and the warnings about a card the user had
+        ("which GPU for 7B and 70B? my K80 struggled"). "Does it support RTX 40? Should I buy one?": the support
+        verdict asked first answers first, the purchase after."""
+        from tools.support import SupportResult
+
+        if turn.results(SupportResult):
+            return 1
+        # it leads with a pick of its own choosing: not "nothing fits", nor a choice among the cards the user named
+        # ("两张 M40 能微调吗": the verdict on their cards leads)
+        own = [o for o in turn.outcomes if o.call.owner == self.intent and isinstance(o.result, RecommendResult)]
+        chosen = own and all(o.result.primary is not None and not o.call.args.get("gpus") for o in own)  # type: ignore[union-attr]
+        return -1 if "recommend" in turn.plan.intents and chosen else self.render_phase
+
     def render(self, w: Writer, turn: Turn) -> None:
-        for r in turn.own(self.intent, RecommendResult):
-            recommend_lines(w, r)
+        results = turn.own(self.intent, RecommendResult)
+        if len(results) > 1:
+            parts_lead(w, results)
+        for r in results:
+            recommend_lines(w, r, assumptions=False)
+        if results:  # the parts share the buyer, the fit rule and the prices: their assumptions are said once
+            notes = list(dict.fromkeys(n.render(w.lang) for r in results for n in r.assumptions))
+            w.bullets("assumptions_head", notes, limit=8 + 2 * (len(results) - 1))
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         if isinstance(args.get("workload"), dict):  # the workload is the memory capability's to record

@@ -7,7 +7,7 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
-from assistant.capabilities.memory import first_vram, sized_lines, sizing_calls
+from assistant.capabilities.memory import first_vram, hardware_lines, sized_lines, sizing_calls
 from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -16,11 +16,32 @@ from tools.speed import SpeedResult
 from tools.vram import VramResult
 
 
-def speed_lines(w: Writer, r: SpeedResult) -> None:
+def time_lead(w: Writer, r: SpeedResult) -> None:
+    """How long the run takes, first: the hours (and days), the tokens and the training speed they come from."""
+    hours = r.time_to_train_hours or 0
+    days = w.t("train_days_part", days=hours / 24) if hours >= 36 else ""
+    w.say(
+        "train_time_lead",
+        hours=round(hours, 1) if hours < 10 else round(hours),
+        days=days,
+        model=r.model,
+        method=w.label("method", r.method),
+        n=r.num_gpus,
+        gpu=r.gpu,
+        tokens=r.tokens_to_train or 0,
+        tps=r.training_tokens_per_s or 0,
+        context=r.context_tokens,
+    )
+    data = [a for a in r.assumptions if a.code.startswith("speed_dataset_tokens") or a.code == "speed_tokens_epochs"]
+    for a in data[:1]:
+        w.add(a.render(w.lang)[:1].upper() + a.render(w.lang)[1:] + ("." if w.lang == "en" else "。"))
+
+
+def speed_lines(w: Writer, r: SpeedResult, time_said: bool = False) -> None:
     bound = w.label("bound", r.bound)
     if r.training_tokens_per_s is not None:
         hours = r.time_to_train_hours
-        time_part = w.t("train_time_part", hours=hours) if hours is not None else ""
+        time_part = w.t("train_time_part", hours=hours) if hours is not None and not time_said else ""
         w.say(
             "train_speed_line",
             model=r.model,
@@ -51,6 +72,18 @@ def speed_lines(w: Writer, r: SpeedResult) -> None:
     w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
+def runs(turn: Turn, r: SpeedResult) -> bool:
+    """Whether a speed belongs in the answer: not for cards the turn's own estimate says the job does not fit
+    (a speed on them would contradict the verdict)."""
+    mode = r.method if r.method != "inference" else "inference"
+    for _, v in turn.results(VramResult):
+        if v.fit is None or v.fit.gpu != r.gpu or v.num_gpus != r.num_gpus:
+            continue
+        if v.model == r.model and v.precision == r.precision and v.mode == mode and not v.fit.fits:
+            return False
+    return True
+
+
 class Speed(Capability):
     intent = "speed"
     owns = (ToolName.ESTIMATE_SPEED,)
@@ -63,6 +96,10 @@ class Speed(Capability):
             "precision": "precision",
             "context_tokens": "context_tokens",
             "batch": "batch",
+            "dataset_samples": "dataset_samples",
+            "sample_tokens": "sample_tokens",
+            "training_tokens": "dataset_tokens",
+            "epochs": "epochs",
         }
     }
     needs_model = True
@@ -85,16 +122,24 @@ class Speed(Capability):
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s, 1))
             ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
             ctx.second_round.append(self.intent)
-        else:
+        else:  # on the cards the user named: the memory verdict first (a speed only where the job fits)
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s))
             ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(s))
+            ctx.second_round.append("cheaper_way")
 
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         return sizing_calls(plan, first_vram(outcomes), self.intent, then_speed=True)
 
     def render(self, w: Writer, turn: Turn) -> None:
-        sized_lines(w, turn.own(self.intent, VramResult))
+        results = turn.own(self.intent, VramResult)
+        timed = [r for r in turn.own(self.intent, SpeedResult) if r.time_to_train_hours and runs(turn, r)]
+        for r in timed[:1]:
+            time_lead(w, r)  # "how long will it take": the hours lead
+        if not hardware_lines(w, turn, results, detail=False):
+            sized_lines(w, results)
         for r in turn.own(self.intent, SpeedResult):
-            speed_lines(w, r)
+            if runs(turn, r):
+                speed_lines(w, r, time_said=bool(timed))
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, SpeedResult):

@@ -6,14 +6,17 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.notes import label, render_all
+from tools.recommend import RecommendResult
 from tools.workstation import WorkstationPlan
 
 
-def build_lines(w: Writer, r: WorkstationPlan) -> None:
+def build_lines(w: Writer, r: WorkstationPlan, brief: bool = False) -> None:
+    """The machine: PSU, wall power, RAM, CPU, lanes, platform; then warnings and assumptions (fewer when `brief`:
+    the machine around a card the answer already chose)."""
     w.say("build_head", n=r.num_gpus, gpu=r.gpu)
     facts = []
     if r.psu_w:
@@ -31,8 +34,10 @@ def build_lines(w: Writer, r: WorkstationPlan) -> None:
         facts.append(label("platform", r.platform.id, w.lang, r.platform.name))
     if facts:
         w.add("\n".join(f"- {f}" for f in facts))
-    w.bullets("warnings_head", render_all([*r.warnings, r.nvlink_note, *r.cooling_notes], w.lang), limit=5)
-    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=4)
+    warnings = render_all([*r.warnings, r.nvlink_note, *r.cooling_notes], w.lang)
+    w.bullets("warnings_head", warnings, limit=2 if brief else 5)
+    if not brief:
+        w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=4)
 
 
 class Workstation(Capability):
@@ -46,15 +51,39 @@ class Workstation(Capability):
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario
         if not s.gpu and (ctx.has_model or s.budget):
-            ctx.delegate("recommend")  # "a home rig for Qwen2.5-32B": pick the card first
+            ctx.delegate("recommend")  # "a home rig for Qwen2.5-32B": pick the card first,
+            ctx.second_round.append(self.intent)  # then the rest of the machine around the pick
         elif not s.gpu:
             ctx.need("need_gpu")
         else:
-            ctx.add(self.intent, ToolName.PLAN_WORKSTATION, gpu=s.gpu, num_gpus=s.num_gpus or 1)
+            use = {"use": "training"} if (s.mode or "inference") != "inference" else {}
+            ctx.add(self.intent, ToolName.PLAN_WORKSTATION, gpu=s.gpu, num_gpus=s.num_gpus or 1, **use)
+
+    def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+        """ "What GPU, RAM and CPU": the machine around each card the recommendation bought (not a rental)."""
+        picks = []
+        for o in outcomes:
+            r = o.result
+            if isinstance(r, RecommendResult) and r.primary is not None:
+                picks += [p for p in [r.primary, *r.alternatives] if p.deployment == "local"][:1]
+        if not picks:
+            return []
+        # several parts ("13B and 70B"): one machine, the one the heaviest part needs
+        pick = max(picks, key=lambda p: p.gpu_memory_gib * p.count)
+        use = "inference" if pick.mode == "inference" else "training"
+        args = {"gpu": pick.gpu_id, "num_gpus": pick.count, "use": use}
+        return [ToolCall(name=ToolName.PLAN_WORKSTATION, args=args, owner=self.intent)]
+
+    def phase(self, turn: Turn) -> int:
+        """Around a recommended card, or beside what the cards can do ("2×4090 能跑 72b 的微调吗？配置要调整吗"),
+        the machine comes after the cards' verdict."""
+        sized = turn.results(RecommendResult) or any(turn.owns_any(i) for i in ("fit", "memory", "big_model"))
+        return 2 if sized else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
+        companion = self.phase(turn) != self.render_phase  # the rest of the machine around the cards: briefly
         for r in turn.own(self.intent, WorkstationPlan):
-            build_lines(w, r)
+            build_lines(w, r, brief=companion)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, WorkstationPlan):

@@ -47,11 +47,17 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: st
     for o in outcomes:
         if not o.ok and o.call.name != ToolName.SEARCH_GUIDES:  # the guides say their own failure
             w.say("tool_error", tool=o.call.name, error=o.error)
-    for i, cap in enumerate(_reading_order(turn)):
+    noted = False
+    for cap in _reading_order(turn):
+        before_render = len(w.lines)
         cap.render(w, turn)
-        if i == 0:  # defaults the answer assumed come right after the verdict, not before it
+        if not noted and len(w.lines) > before_render:  # defaults assumed come right after the verdict, not before
+            noted = True
             for key in plan.notes:
                 w.add(key.render(w.lang)) if isinstance(key, Note) else w.say(key)
+    if not noted:
+        for key in plan.notes:
+            w.add(key.render(w.lang)) if isinstance(key, Note) else w.say(key)
     return Composed(answer=w.text(), citations=turn.citations, quick_replies=replies)
 
 
@@ -59,7 +65,7 @@ def _reading_order(turn: Turn) -> list[Capability]:
     """Active capabilities: computed numbers in the order asked, then comparisons, card facts, sources."""
     asked = {intent: i for i, intent in enumerate(turn.plan.intents)}
     active = [c for c in REGISTRY if c.active(turn) and c.intent not in ("help", "out_of_scope")]
-    return sorted(active, key=lambda c: (c.render_phase, asked.get(c.intent, len(asked)), REGISTRY.index(c)))
+    return sorted(active, key=lambda c: (c.phase(turn), asked.get(c.intent, len(asked)), REGISTRY.index(c)))
 
 
 def _ask(w: Writer, plan: Plan, parsed: ParsedQuery) -> None:

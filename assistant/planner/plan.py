@@ -8,14 +8,14 @@ over them.
 from __future__ import annotations
 
 from assistant.capabilities import capability
-from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall
+from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
 from tools.advice import concurrent_from_users, concurrent_share, image_generation_min_gib
-from tools.notes import note
+from tools.notes import Note, note
 from tools.prices import tco_defaults
 
 _WORKLOAD_SLOTS = ("mode", "precision", "kv_dtype", "context_tokens", "batch")
@@ -33,12 +33,24 @@ _CARRIED_SLOTS = (
     "deployment",
     "preference",
     "lora_rank",
+    "lora_targets",
+    "cpu_offload",
+    "fused_loss",
     "optimizer",
     "zero_stage",
     "gpu_price",
     "persona",
     "users",
     "budget_scope",
+    "ram_gib",
+    "ram_type",
+    "machine",
+    "engine",
+    "engine_name",
+    "dataset_samples",  # a training run's data: samples, tokens per sample, epochs (the hours to train)
+    "sample_tokens",
+    "dataset_tokens",
+    "epochs",
 )
 _STICKY_FLAGS = ("cloud_excluded", "serving")  # once said, kept for the conversation
 # Slots that make a message without a question word a follow-up ("32k 上下文呢").
@@ -60,11 +72,16 @@ _FOLLOWUP_SLOTS = (
     "hours_per_day",
     "hours_per_month",
     "users",
+    "dataset_samples",  # "My sample size is probably 5-6 hundred tokens", "数据有10万条"
+    "sample_tokens",
+    "dataset_tokens",
+    "epochs",
 )
 _ASKS_FOR_A_NAME = ("need_model", "need_gpu", "unknown_model", "need_purpose")
 # When the planner has to ask, it offers the usual answers as one-click replies (the three questions).
 _ASK_REPLIES = {"need_model": ["models"], "need_gpu": ["gpus"], "need_purpose": ["purpose"]}
 _FLOAT_BASES = ("bf16", "fp16", "fp32")
+_TRAINING_MODES = ("full", "lora", "qlora")
 _QUANTIZED_TRAINING_BASES = ("nf4", "nf4_dq", "int8", "gptq", "awq")
 
 
@@ -93,9 +110,16 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
     if parsed.hours_per_month is not None:  # the busy share of the month is the one stored form of hours
         s.utilization = min(1.0, parsed.hours_per_month / tco_defaults()["hours_per_month"])
     _merge_gpus(parsed, s)
+    _merge_sample_length(parsed, s)
     if s.currency is None:
         s.currency = currency_for(parsed.language)
     return s, notes
+
+
+def _merge_sample_length(parsed: ParsedQuery, s: Scenario) -> None:
+    """ "My sample size is 5-6 hundred tokens": the samples' stated length is the sequence a fine-tune trains on."""
+    if parsed.sample_tokens and parsed.context_tokens is None and s.mode in _TRAINING_MODES:
+        s.context_tokens = parsed.sample_tokens
 
 
 def _merge_model(parsed: ParsedQuery, s: Scenario) -> None:
@@ -106,12 +130,34 @@ def _merge_model(parsed: ParsedQuery, s: Scenario) -> None:
     if parsed.model:
         s.model, s.params_b = parsed.model, None
     elif parsed.params_b is not None and new_model:
-        s.model, s.params_b = None, parsed.params_b
+        # "24GB可以调70b模型吗" after Llama-3-8B: a bare size in a follow-up is the same family at that size
+        sibling = _same_series(s.model, parsed.params_b) if parsed.is_followup and s.model else None
+        s.model, s.params_b = (sibling, None) if sibling else (None, parsed.params_b)
+
+
+def _same_series(model: str, size_b: float) -> str | None:
+    """The registry model of `model`'s series (else family) with `size_b` billion parameters, if there is one."""
+    from tools.errors import AdvisorError
+    from tools.model_match import match_model
+    from tools.models import registry
+
+    try:
+        arch = match_model(model).arch
+    except AdvisorError:
+        return None
+    for key in ("series", "family"):
+        mine = getattr(arch, key)
+        rows = [a for a in registry().values() if mine and getattr(a, key) == mine and bool(a.moe) == bool(arch.moe)]
+        near = [a for a in rows if abs((a.official_params_b or a.params / 1e9) - size_b) <= 0.12 * size_b]
+        if near:
+            return min(near, key=lambda a: abs((a.official_params_b or a.params / 1e9) - size_b)).id
+    return None
 
 
 def _merge_mode(parsed: ParsedQuery, s: Scenario) -> list[str]:
     """The training method; a method that cannot use the current precision drops it. Returns notes."""
-    if parsed.mode:
+    keeps_job = parsed.mode_from_run_words and not (parsed.model or parsed.params_b) and s.mode in _TRAINING_MODES
+    if parsed.mode and not keeps_job:  # "那我的 3060 能跑吗" after a QLoRA estimate: still that QLoRA
         s.mode = parsed.mode
         if parsed.mode == "qlora" and s.precision and s.precision not in _QUANTIZED_TRAINING_BASES:
             s.precision = None  # QLoRA implies a 4-bit base
@@ -142,7 +188,17 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
     if "concept" in intents and not named and not parsed.is_followup:
         return ["concept"]  # "why does decode speed depend on bandwidth?": explain, don't size anything
     intents = _within_compare(parsed, intents)
-    return _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
+    chosen = _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
+    return _still_risky(parsed, previous, chosen)
+
+
+def _still_risky(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
+    """A follow-up about the same old or modified card ("so memory is all that matters?", "I just bought 10")
+    keeps the card's trap first: it is still the card the answer is about."""
+    same_card = "risk" in previous.last_intents and not parsed.gpu_mentions and previous.gpu
+    if same_card and "risk" not in intents and set(intents) - {"help", "out_of_scope", "concept"}:
+        return ["risk", *intents]
+    return intents
 
 
 def _within_compare(parsed: ParsedQuery, intents: list[str]) -> list[str]:
@@ -200,7 +256,8 @@ def make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         capability("concept").plan(ctx)
         plan = Plan(intents=ctx.intents, scenario=plan.scenario, calls=ctx.calls)
     recommends = any(c.name == ToolName.RECOMMEND_GPUS for c in plan.calls)  # it states its own method and users
-    if "assumed_lora" in plan.notes and (recommends or not any(_mode_of(c) == "lora" for c in plan.calls)):
+    rl = "rl" in plan.intents  # RL sizes full-parameter and LoRA side by side: nothing was assumed
+    if "assumed_lora" in plan.notes and (recommends or rl or not any(_mode_of(c) == "lora" for c in plan.calls)):
         plan.notes = [n for n in plan.notes if n != "assumed_lora"]
     s = plan.scenario
     if s.users and s.batch is None and plan.calls and not recommends:
@@ -217,6 +274,12 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     s, notes = merge(parsed, previous)
     intents = choose_intents(parsed, previous)
     ctx = PlanContext(parsed=parsed, previous=previous, scenario=s, intents=intents)
+    _family_sizes(ctx)
+    if parsed.model_how == "engine_default" and parsed.offload_engine:  # "ktransformers 教程": DeepSeek-R1
+        from tools.model_match import match_model
+
+        name = match_model(parsed.model or "").arch.name
+        ctx.notes.append(note("model_from_engine", engine=parsed.offload_engine, model=name))
     asked = _unknown_name(parsed, intents)
     if asked:
         s.last_intents = intents
@@ -229,6 +292,12 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
             ctx.need("need_model")
             continue
         cap.plan(ctx)
+        if intent in _EVERY_PART:
+            _plan_the_other_parts(ctx, cap, parsed, jobs=True)
+    capability("training").plan(ctx)  # a fine-tune's other methods and OOM settings (capabilities/training.py)
+    for companion in _COMPANIONS:  # answered beside whatever was asked, when the question calls for them
+        capability(companion).plan(ctx)
+    ctx.notes = _once(ctx.notes)  # a default stated once, however many parts assumed it
     s.last_intents = ctx.intents
     if ctx.missing and not ctx.calls:
         replies = [*ctx.quick_replies, *_ASK_REPLIES.get(ctx.missing, [])]
@@ -243,6 +312,76 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         second_round=ctx.second_round,
         quick_replies=ctx.quick_replies,
     )
+
+
+# Parts planned beside the question when it calls for them: a model too big for any card (how people deploy it),
+# a request rate (the fleet it takes), a card about to be bought that does not hold the model (the one that would)
+_COMPANIONS = ("big_model", "fleet", "buy_instead")
+# Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
+_EVERY_PART = ("memory", "fit", "recommend")
+_MAX_PARTS = 4  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once
+
+
+def other_parts(parsed: ParsedQuery, s: Scenario, jobs: bool = True) -> list[Scenario]:
+    """The workloads a message asks about besides the scenario's own: every other model it names, and every
+    other job ("推理和微调": inference and the LoRA a fine-tune defaults to)."""
+    parts: list[Scenario] = []
+    for model in parsed.models_mentioned[1:_MAX_PARTS]:
+        if model != s.model:
+            parts.append(s.model_copy(update={"model": model, "params_b": None}))
+    if not parsed.models_mentioned:  # "想做14b 和 72b 的微调": each bare size too
+        for size in parsed.sizes_mentioned[1:_MAX_PARTS]:
+            if size != s.params_b:
+                parts.append(s.model_copy(update={"model": None, "params_b": size}))
+    if jobs and len(parsed.jobs) > 1:
+        for job in parsed.jobs:
+            if job != (s.mode or "inference"):
+                # a training job starts from 16-bit weights; an inference one runs the format asked, if any
+                keep = s.precision if (job == "inference") == ((s.mode or "inference") == "inference") else None
+                if job in ("full", "lora") and keep not in _FLOAT_BASES:
+                    keep = None  # "LoRA / QLoRA" on a 4-bit base: the LoRA part trains a 16-bit one
+                parts.append(s.model_copy(update={"mode": job, "precision": keep}))
+    return parts[: _MAX_PARTS - 1]
+
+
+def _once(notes: list[str | Note]) -> list[str | Note]:
+    seen: set[str] = set()
+    out: list[str | Note] = []
+    for n in notes:
+        key = n if isinstance(n, str) else n.model_dump_json()
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return out
+
+
+_SIZING = ("memory", "fit", "recommend", "speed")
+
+
+def _family_sizes(ctx: PlanContext) -> None:
+    """A family named with no size ("the code llama models", "千问要多少显存") is its common sizes, each sized."""
+    from tools.model_match import family_models
+
+    parsed, s = ctx.parsed, ctx.scenario
+    if s.model or s.params_b or not parsed.model_family or not set(ctx.intents) & set(_SIZING):
+        return
+    picks = family_models(parsed.model_family)
+    if not picks:
+        return
+    s.model = picks[0]
+    parsed.models_mentioned = picks
+    parsed.unknown_model = None
+    ctx.notes.append(note("family_sizes", family=parsed.model_mention or parsed.model_family, n=len(picks)))
+
+
+def _plan_the_other_parts(ctx: PlanContext, cap: Capability, parsed: ParsedQuery, jobs: bool) -> None:
+    """Plan the same question for every other model and job the message names, on the same hardware (one card
+    bought for inference and fine-tuning is one purchase, sized for the heavier job: `jobs` False)."""
+    main = ctx.scenario
+    for part in other_parts(parsed, main, jobs):
+        ctx.scenario = part
+        cap.plan(ctx)
+    ctx.scenario = main
 
 
 def _unknown_name(parsed: ParsedQuery, intents: list[str]) -> str | None:

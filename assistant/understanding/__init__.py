@@ -21,14 +21,21 @@ from typing import Any
 
 from assistant.language import detect_language
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
+from assistant.understanding.dataset import _dataset
+from assistant.understanding.engine import _engine
+from assistant.understanding.focus import _focus
 from assistant.understanding.hardware import _catalog_vram, _general_count, _gpus, _min_vram, _stated_capacity
 from assistant.understanding.intents import _intents, _is_followup
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
-from assistant.understanding.models import _models
+from assistant.understanding.machine import _machine
+from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
 from assistant.understanding.requirements import _drop_feature_precision, _precisions_mentioned, _requirements
+from assistant.understanding.software import _software, _support_subjects, _support_targets
+from assistant.understanding.symptoms import _measured, _symptoms
 from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text
+from assistant.understanding.usage import _per_minute_price, _usage
 from assistant.understanding.workload import (
     _bare_k_context,
     _batch,
@@ -72,6 +79,9 @@ def looks_like_injection(text: str) -> bool:
     return bool(_lex().rx["injection"].search(norm))
 
 
+_COMMENTED_ARG = re.compile(r"(?<![\w&])#\s?[A-Za-z_][\w.]*\s*=\s*[^,)\s]*,?")
+
+
 def _parse(text: Any) -> ParsedQuery:
     """The parse proper: raises on a bug (the tests call it directly so no bug hides behind `parse`)."""
     original = _clean(text)
@@ -79,22 +89,32 @@ def _parse(text: Any) -> ParsedQuery:
     norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
     # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
     norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
+    # a commented-out argument in pasted code ("#load_in_4bit=True,") is not a setting the user runs with
+    norm = _COMMENTED_ARG.sub(lambda m: " " * len(m.group(0)), norm)
     st = _State(t=_Text(norm), q=ParsedQuery(text=original, language=detect_language(norm)))
     st.q.injection = bool(_lex().rx["injection"].search(norm))
     # Spans first, most specific first; each step masks what it used (a few only read).
     for step in (
+        _software,  # engine names first: "llama.cpp" is no model, "vLLM" no GPU
         _kv_dtype,
         _precision,
+        _dataset,  # "1 million samples", "10万条", "500M tokens": not money, sizes, a context or part of a name
         _models,
         _gpus,
+        _measured,  # "4.5 tok/s", "用了 27G" before RAM sizes and counts read the numbers
+        _usage,  # "每月 1 亿 tokens", "10k requests a day": a service's volume, not a training dataset
+        _machine,
+        _support_targets,
         _quoted_numbers,
         _electricity,
+        _per_minute_price,  # "$0.0525/minute" before a per-hour price or a budget reads the amount
         _per_hour_price,
         _hours,
         _horizon,
         _context,
         _batch,
         _params,
+        _family_with_size,
         _stated_capacity,
         _min_vram,
         _catalog_vram,
@@ -106,16 +126,20 @@ def _parse(text: Any) -> ParsedQuery:
     st.names_masked = _names_masked(st)
     # Then words over the whole message.
     _workload_words(st)
+    _engine(st)
     _training_options(st)
     _preferences(st)
     _topics(st)
     _concepts(st)
     _cues(st)
+    _symptoms(st)
     st.q.is_followup = _is_followup(st)
     _requirements(st)  # before the intents: a stated requirement alone is a catalog question
     if st.q.require_fp8 is False and st.q.precision == "fp8":
         # "不用 FP8，用 BF16": the precision not to use is no precision; the next one named is
         st.q.precision = next((p for p in st.precision_order if p != "fp8"), None)
+    _support_subjects(st)
+    _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
     _drop_feature_precision(st)

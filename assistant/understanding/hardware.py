@@ -12,6 +12,7 @@ from functools import cache, lru_cache
 
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _count, _in_range, _number
+from assistant.understanding.patterns import _rx
 from assistant.understanding.query import Claim
 from assistant.understanding.text import _MAX_SPANS, _GpuSpan, _State
 from tools.catalog import catalog, resolve_gpu
@@ -33,12 +34,19 @@ def _resolve_gpu_span(span: str) -> _GpuHit:
     lex = _lex()
     base = re.sub(r"\s+", " ", span.strip())
     variants = [base]
+    joined = re.sub(r"\s*(?:\b(?:with|w/)\s*(?:an?\s+)?|\(\s*)", " ", base, flags=re.I).strip()
+    if joined != base:
+        variants.insert(0, joined)  # "Mac Studio with M2 Ultra": the machine and its chip
     no_memory = lex.rx["gpu_memory"].sub("", base).strip(" -_")
     if no_memory and no_memory != base:
         variants.append(no_memory)
     for v in list(variants):
         if v.lower().endswith("s") and len(v) > 2:
             variants.append(v[:-1].strip())  # "H100s", "4090s" (L40S and 4080S resolve as typed first)
+    radeon = _RADEON.match(base)
+    if radeon:  # "6700xt", "rx 7800 xt": a Radeon the long-tail table spells "Radeon RX 6700 XT"
+        number, suffix = radeon.group("n1") or radeon.group("n2"), radeon.group("s1") or radeon.group("s2") or ""
+        variants.append(f"Radeon RX {number} {suffix.upper()}".strip())
     for v in list(variants):
         for rx, prefix in lex.long_tail:
             if rx.search(v) and not v.lower().startswith(prefix.strip().lower()):
@@ -56,6 +64,12 @@ def _resolve_gpu_span(span: str) -> _GpuHit:
     return _GpuHit(None, None, None, tuple(getattr(first_error, "suggestions", None) or ()))
 
 
+_RADEON = re.compile(
+    r"^(?:amd\s*)?(?:radeon\s*)?(?:(?:rx\s*)(?P<n1>[5-9]\d{3})\s*(?P<s1>xtx|xt|gre)?|(?P<n2>[5-9]\d{3})\s*(?P<s2>xtx|xt|gre))$",
+    re.I,
+)
+
+
 @cache
 def _catalog_keys() -> frozenset[str]:
     return frozenset(normalize(k) for g in catalog().values() for k in (g.id, g.name, *g.aliases))
@@ -65,27 +79,115 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
     """GPU names in the message, resolved, in order (unknown accelerators with value None)."""
     lex = _lex()
     view = st.t.view
-    spans: list[_GpuSpan] = []
+    spans = _instance_spans(view)
     for m in itertools.islice(lex.rx["gpu"].finditer(view), _MAX_SPANS):
+        if any(s.start <= m.start() < s.end for s in spans):
+            continue  # inside a cloud instance name
         core = m.group("core")
         hit = _resolve_gpu_span(core)
         if hit.value is None and m.group("plural"):
             hit = _resolve_gpu_span(core + "s")
         spans.append(_GpuSpan(m.start(), m.end(), core.strip(), hit.value, suggestions=hit.suggestions))
         st.q.notes += [hit.note] if hit.note else []
-        memory = lex.rx["gpu_memory"].search(core)
+        memory = lex.rx["gpu_memory"].search(core) or _memory_after(view, m.end())
         if hit.value and memory and hit.vram_gib and abs(float(memory.group(1)) - hit.vram_gib) > 0.5:
+            gib = float(memory.group(1))
+            chip = bool(re.search(r"(?<![a-z0-9])m\d", core, re.I))  # "M2 Max 64GB" names its chip
+            other = _apple_with_memory(hit.value, gib, chip) or _variant_with_memory(hit.value, gib)
+            if other:  # "Mac Studio 192G", "RTX 4060 Ti with 16GB": the model sold with that much memory
+                spans[-1].value = other
+                continue
             # "4090 48G": a memory size the catalog does not list for this card
             st.q.claims.append(Claim(topic="vram", gpu=hit.value, asserted=float(memory.group(1))))
+        elif hit.value and not memory and (before := _MEMORY_BEFORE.search(view[max(0, m.start() - 12) : m.start()])):
+            other = _variant_with_memory(hit.value, float(before.group(1)))
+            if other:  # "a single 16GB V100": the variant with that memory
+                spans[-1].value = other
     for m in itertools.islice(lex.rx["gpu_unknown"].finditer(view), _MAX_SPANS):
         if not any(s.start < m.end() and m.start() < s.end for s in spans):
             spans.append(_GpuSpan(m.start(), m.end(), m.group(0).strip(), None))
     return sorted(spans, key=lambda s: s.start)
 
 
+# not a size of system RAM ("一张 4090，64G DDR4 内存", "4090, 64GB RAM")
+_MEMORY_AFTER = re.compile(
+    r"^\s*(?:s\b|gpus?\b|cards?\b)?\s*(?:with|w/|,|\()?\s*(\d{2,3})\s*(?:gb|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
+    re.I,
+)
+
+
+_MEMORY_BEFORE = re.compile(r"(?<![0-9.])(\d{2,3})\s*(?:gb|g)\s*(?:的\s*)?$", re.I)
+
+
+def _memory_after(view: str, end: int) -> re.Match[str] | None:
+    """ "Mac Studio with 192GB": a unified-memory size right after an Apple machine's name."""
+    return _MEMORY_AFTER.match(view[end : end + 16])
+
+
+@cache
+def _instances() -> tuple[tuple[re.Pattern[str], str, int], ...]:
+    rows = _lex().raw["gpus"]["cloud_instances"]
+    return tuple((re.compile(f"(?<![a-z0-9.]){r['pattern']}(?![a-z0-9])", re.I), r["gpu"], r["count"]) for r in rows)
+
+
+def _instance_spans(view: str) -> list[_GpuSpan]:
+    """Cloud instance types ("ml.g4dn.12xlarge", "p4d.24xlarge"): the GPU they carry and how many."""
+    return [
+        _GpuSpan(m.start(), m.end(), m.group(0), gpu, count=count)
+        for rx, gpu, count in _instances()
+        for m in rx.finditer(view)
+    ]
+
+
+def _variant_with_memory(gpu_id: str, gib: float) -> str | None:
+    """The same card's other memory variant ("rtx-4060-ti-8gb" read, 16GB stated: "rtx-4060-ti-16gb")."""
+    stem = re.sub(r"-\d+gb(?=-|$)", "", gpu_id)  # also mid-id: "a100-80gb-sxm" / "a100-40gb-sxm"
+    same = [
+        g.id for g in catalog().values() if re.sub(r"-\d+gb(?=-|$)", "", g.id) == stem and abs(g.vram_gib - gib) < 0.5
+    ]
+    return same[0] if stem != gpu_id and same else None
+
+
+def _apple_with_memory(gpu_id: str, gib: float, chip_named: bool = False) -> str | None:
+    """The Apple catalog entry with `gib` of unified memory, when the one read has another size (one chip
+    family first: "M2 Max 96GB"; any Apple machine for a bare "Mac Studio 192G")."""
+    cards = catalog()
+    spec = cards.get(gpu_id)
+    if spec is None or spec.vendor != "apple":
+        return None
+    same = [g for g in cards.values() if g.vendor == "apple" and abs(g.vram_gib - gib) < 0.5]
+    chip = [g for g in same if g.architecture.split()[:2] == spec.architecture.split()[:2]]
+    pick = chip or ([] if chip_named else same)  # "M2 Max 64GB" is an M2 Max, never another chip with 64GB
+    return pick[0].id if len(pick) == 1 or chip else None
+
+
+def _same_card(spans: list[_GpuSpan]) -> None:
+    """One card named twice, once with its memory ("nvidia v100 ... Gpu: Nvidia v100 16GB"): the plain mention
+    takes the specific one's reading, so the message is about one card, not a comparison of two."""
+    lex = _lex()
+
+    def bare(text: str) -> str:
+        return normalize(lex.rx["gpu_memory"].sub("", text))
+
+    for plain in spans:
+        if plain.value is None or lex.rx["gpu_memory"].search(plain.text):
+            continue
+        specific = next(
+            (
+                o
+                for o in spans
+                if o is not plain and o.value and o.value != plain.value and bare(o.text) == bare(plain.text)
+            ),
+            None,
+        )
+        if specific is not None:
+            plain.value = specific.value
+
+
 def _gpus(st: _State) -> None:
     lex = _lex()
     spans = _gpu_spans(st)
+    _same_card(spans)
     view = st.t.view
     for i in range(len(spans)):
         _gpu_count(st, spans, i)
@@ -98,7 +200,11 @@ def _gpus(st: _State) -> None:
     for s in known:
         if s.count and s.value and s.value not in st.q.gpu_counts:
             st.q.gpu_counts[s.value] = s.count
+    st.q.gpus_together = _together(view, known)
+    st.q.gpus_alternative = _joined(_ALTERNATIVE, view, known)
     main = next((s for s in known if lex.rx["switch_to"].search(view[max(0, s.start - 12) : s.start])), None)
+    # "others boast 4090s ... with my paltry 6700xt": the card the user calls theirs, else the first named
+    main = main or next((s for s in known if _owned(view, s)), None)
     main = main or (known[0] if known else None)  # "把 4090 换成 A100" -> A100; otherwise the first named
     if main:
         st.q.gpu = main.value
@@ -113,9 +219,42 @@ def _gpus(st: _State) -> None:
         st.how_many_gpus = m.start()
 
 
+@cache
+def _owns_rx() -> re.Pattern[str]:
+    words = _lex().raw["machine"]["owns"]
+    return re.compile("(?:" + "|".join([*words["zh"], *words["en"]]) + r")[^,，;；。.?？!！]{0,12}$", re.I)
+
+
+def _owned(view: str, span: _GpuSpan) -> bool:
+    """A card right after an ownership word ("my paltry 6700xt", "我的 3090"), with no clause break between."""
+    before = view[max(0, span.start - 24) : span.start]
+    m = _owns_rx().search(before)
+    return m is not None and (m.start() == 0 or not before[m.start() - 1].isalnum())
+
+
+_TOGETHER = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:\+|＋|加上?|plus|along with|together with)", re.I)
+
+
+_ALTERNATIVE = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:或者|或是|或|还是|\bor\b|\bvs\.?|versus|/)", re.I)
+
+
+def _together(view: str, known: list[_GpuSpan]) -> bool:
+    """Two different cards joined by "+" / "加" / "plus" ("1张RTX5000ADA 32G+1张V100 32G"): one machine's cards,
+    not alternatives to weigh."""
+    return _joined(_TOGETHER, view, known)
+
+
+def _joined(rx: re.Pattern[str], view: str, known: list[_GpuSpan]) -> bool:
+    """Whether two different cards named one after the other are joined by `rx` ("+", "或者")."""
+    pairs = itertools.pairwise(known)
+    return any(a.value != b.value and rx.match(view[a.end : b.start]) for a, b in pairs)
+
+
 def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:
     """A count before the GPU ("4 张 4090", "8x H100", "两台8卡") or right after it ("4090×2", "A100 8卡")."""
     lex, view, span = _lex(), st.t.view, spans[i]
+    if span.count:
+        return  # a cloud instance type says how many
     lo = spans[i - 1].end if i else 0
     before = view[max(lo, span.start - 24) : span.start]
     m = lex.rx["count_before"].search(before)
@@ -132,12 +271,19 @@ def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:
             st.t.take(span.end, span.end + m.end())
 
 
+@cache
+def _integrated_rx() -> re.Pattern[str]:
+    return _rx(_lex().raw["gpus"]["integrated_gpu"])
+
+
 def _general_count(st: _State) -> None:
     """A card count with no GPU name: "用两张卡", "双卡", "8 GPUs", "single GPU"."""
     if st.q.num_gpus:
         return
     m = _lex().rx["count_general"].search(st.t.view)
     value = _count(m) if m else None
+    if value and value > 1 and _integrated_rx().search(st.t.text):
+        value -= 1  # "two GPUs" on a laptop with an Intel UHD beside the RTX: one card that runs models
     if m and value:
         st.q.num_gpus = value
         st.t.take(m.start(), m.end())
@@ -145,9 +291,14 @@ def _general_count(st: _State) -> None:
 
 def _stated_capacity(st: _State) -> None:
     """A card capacity named instead of a GPU ("一张 24G 显存的卡"); read, not masked ("两张 24G 的卡" counts too)."""
-    m = _lex().rx["stated_capacity"].search(st.t.view)
+    lex, q = _lex(), st.q
+    m = lex.rx["stated_capacity"].search(st.t.view)
+    if m is None and not st.gpus:
+        m = lex.rx["stated_capacity_after"].search(st.t.view)  # "显存 12G 够不够": the card asked about
+    if m is None and not (st.gpus or q.model or q.params_b) and lex.intent_rx["capacity"].search(st.t.text):
+        m = lex.rx["min_vram_bare"].search(st.t.view)  # "8GB 能跑多大的模型": a bare size is the card asked about
     if m:
-        st.q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
+        q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
 
 
 def _min_vram(st: _State) -> None:

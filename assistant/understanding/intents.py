@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assistant.understanding.focus import card_comparison
 from assistant.understanding.lexicon import _lex
+from assistant.understanding.risk import _risk_intent
+from assistant.understanding.software import support_intent
+from assistant.understanding.symptoms import diagnose_intent
 from assistant.understanding.text import _State
+from assistant.understanding.usage import usage_intent
 
 
 @dataclass
@@ -35,6 +40,9 @@ def _intents(st: _State) -> None:
             out[name] = pos[key]
     _info_intents(st, pos, out, seen)
     _compare_intent(st, pos, out, seen)
+    _capacity_intent(st, out, seen)
+    support_intent(st, pos, out, seen.has_gpu, seen.has_model)  # "vLLM 能在 P40 上跑吗"
+    usage_intent(st, out)  # "API 还是自己部署", "where can I rent an A100": the cost question they are part of
     if seen.has_gpu and (q.asks_availability or q.asks_training_fit) and "compare" not in out:
         # "国内还能买到 H100 吗？想做训练该买什么": the card's market and what it is good for answer it
         out["gpu_info"] = min(out.get("gpu_info", seen.end), 0)
@@ -43,8 +51,12 @@ def _intents(st: _State) -> None:
     if q.buy_or_rent == "compare" or q.electricity_price or q.cloud_price_per_hour:
         out.setdefault("cost", seen.end)
     _concept_intent(st, pos, out, seen, text)
+    diagnose_intent(st, pos, out, seen.has_gpu, seen.has_model)  # "T4 上只有 4 tokens/s，正常吗"
+    _training_intents(st, pos, out, seen)
     if not out and not q.is_followup:
         out.update(_default_intents(st, seen))
+    card_comparison(st, pos, out, seen.n_gpus)  # named cards weighed for a job: the comparison answers
+    _risk_intent(st, out, pos)  # an old, modified or multi-GPU card: its trap leads the answer
     if not q.has_slots() and not lex.rx["domain"].search(text) and "out_of_scope" in pos:
         out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
     elif not out and not q.has_slots() and "help" in pos:
@@ -84,8 +96,12 @@ def _info_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen: _S
         out["gpu_info"] = min(out.get("gpu_info", seen.end), pos["gpu_info"])
     if (q.asks or q.claims) and seen.has_gpu:
         out.setdefault("gpu_info", seen.end)
-    if "catalog" in out and seen.has_gpu and not q.min_vram_gib:
+    if "catalog" in out and seen.has_gpu and seen.has_model:
+        out.pop("catalog")  # "my 4090 with 24GB of VRAM runs Llama 3 70B": the card is the user's, not a filter
+    elif "catalog" in out and seen.has_gpu and not q.min_vram_gib:
         out.setdefault("gpu_info", out.pop("catalog"))  # "有哪些" about a named GPU is a spec question
+    elif "catalog" in out and seen.has_model and not (q.min_vram_gib or q.require_nvlink or q.require_ecc):
+        out.setdefault("recommend", out.pop("catalog"))  # "qwen2 72B 推理需要哪些GPU": the cards that run it
 
 
 def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
@@ -93,6 +109,8 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
     strong, weak = pos.get("compare_strong"), pos.get("compare_weak")
     several = max(st.models_found, len(st.modes_found - {"inference"}), len(st.precisions_found)) >= 2
     pc_or_card = seen.n_gpus + (1 if st.q.pc_alternative else 0)  # "Mac Studio vs a PC": a PC is the other side
+    if pc_or_card >= 2 and strong is None and "fit" in out and seen.has_model:
+        return  # "8 张 4090 或者 6 张 V100 能运行吗": whether each option runs it (fit answers each), no ranking
     if pc_or_card >= 2 and (strong is not None or weak is not None):
         out["compare"] = min(p for p in (strong, weak) if p is not None)
         out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
@@ -104,6 +122,62 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
         out.pop("fit", None)
     elif seen.n_gpus >= 2 and not out:
         out["compare"] = seen.end
+
+
+def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
+    """capacity ("能跑多大的模型", "the biggest model I can serve"): it answers when no model is named and the
+    hardware is (a GPU, a card size), in place of fit, memory, a comparison of the cards or their specs; a named
+    model leaves the question to fit. A family alone ("the smallest llama model") names no model."""
+    q = st.q
+    if "capacity" not in out:
+        return
+    if q.model or q.params_b or (q.unknown_model and not q.model_family):
+        out.pop("capacity")
+        return
+    out.pop("fit", None)  # read from the same words ("能跑多大"): with no model, fit and memory size nothing
+    out.pop("memory", None)
+    if seen.has_gpu or q.stated_capacity_gib is not None:
+        out.pop("compare", None)
+        out.pop("gpu_info", None)
+    elif len(out) > 1 or q.budget or q.monthly_budget:
+        out.pop("capacity")  # "预算一万能跑多大的模型" without a card: the budget's question (which card) answers it
+
+
+def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """A fine-tune that runs out of memory ("4 张 3090 QLoRA 微调 Qwen-14B 报显存不够", "OOM fine-tuning 70B on
+    2x 4090") is answered by sizing the job on the user's cards: what it needs per GPU against what they hold, and
+    what makes it fit (sharding, QLoRA, a shorter sequence); a diagnosis of decode speed has nothing to add. In a
+    training job "offload" is DeepSpeed's ZeRO-Offload ("offload_optimizer_device: none"), which the memory
+    estimate models, not running a model from system RAM."""
+    q = st.q
+    training = q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified or q.pretrain or q.rl is not None
+    if not training:
+        return
+    if q.rl and seen.has_model:  # GRPO / PPO / DPO: the policy is only part of the memory (capabilities/rl.py)
+        replaced = ("memory", "fit", "speed", "compare", "gpu_info", "catalog", "diagnose", "offload")
+        sized = [out.pop(k) for k in replaced if k in out]
+        out["rl"] = min(sized, default=seen.end)
+        return
+    if "offload" in out and "inference" not in q.jobs:
+        out.pop("offload")
+    if "build" in out and seen.has_model and seen.has_gpu and not {"fit", "memory"} & set(out):
+        # "基于怎样的配置可以在一台4090上训练起来": the job on the card comes first, the machine around it after
+        out["fit"] = out["build"] - 1
+    money = q.budget or q.monthly_budget or q.buy_or_rent or q.cloud_price_per_hour or q.hours_per_month
+    if not seen.has_gpu and not money and (seen.has_model or q.model_family) and {"cost", "speed"} & set(out):
+        # "微调的卡数、微调时间、成本" with no card named: the card the job needs, then the hours on it
+        # (capabilities/training.py); a cost or speed question needs a card first
+        at = min(out.pop(k) for k in ("cost", "speed") if k in out)
+        out["memory"] = min(out.get("memory", at), at)
+    if "compare" in out and "compare_strong" not in pos and seen.n_gpus == 1 and seen.has_model:
+        # "how to configure LoRA / QLoRA for Qwen3-30B-A3B on a single 3090": the job on the card, the method
+        # that fits it (fit, then cheaper.py), not a table of options that adds cards the user does not have
+        out["fit"] = out.pop("compare")
+    if q.symptom == "oom" and seen.has_model and {"diagnose", "recommend"} & set(out):
+        # ("...runs out of memory, any advice?": the advice is what makes it fit these cards, not a purchase)
+        out.pop("diagnose", None)
+        out.pop("recommend", None)
+        out["fit" if seen.has_gpu else "memory"] = -2
 
 
 def _two_ways(st: _State) -> bool:
@@ -123,7 +197,7 @@ def _concept_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
 
 
 def _explicit_intent(pos: dict[str, int]) -> bool:
-    return any(name not in ("help", "out_of_scope", "compare_weak", "concept_weak") for name in pos)
+    return any(name not in ("help", "out_of_scope", "compare_weak", "concept_weak", "support_weak") for name in pos)
 
 
 def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
@@ -135,6 +209,8 @@ def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
         (q.budget or q.monthly_budget, "recommend"),  # "预算 50 万，部署 Qwen2.5-32B": which hardware for the money
         (seen.has_model and q.persona in ("team", "company"), "recommend"),  # "公司 300 人要用 72B，要稳定"
         (seen.has_model, "memory"),
+        # "I have two 3090s and 128 GB of RAM ...": a machine described with no model asks what it runs
+        (seen.has_gpu and q.owns_hardware and q.ram_gib is not None, "capacity"),
         (seen.has_gpu, "gpu_info"),
         (q.buy_or_rent or q.hours_per_day or q.horizon_years or q.gpu_price, "cost"),
         (q.min_vram_gib or q.require_nvlink or q.require_ecc or q.require_fp8 or q.require_mig, "catalog"),

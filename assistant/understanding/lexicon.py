@@ -11,7 +11,7 @@ from assistant.understanding.patterns import _MASK, _NUM, _alt, _c, _langs, _rx
 from tools._data import load_yaml
 
 # Intents with rules of their own in `_intents`; every other intent in lexicon.yaml is read from its keywords.
-_RULED_INTENTS = ("memory", "fit", "gpu_info", "compare", "concept", "help", "out_of_scope")
+_RULED_INTENTS = ("memory", "fit", "gpu_info", "compare", "concept", "help", "out_of_scope", "support")
 
 
 def lexicon_pattern(words: list[str]) -> re.Pattern[str]:
@@ -121,28 +121,45 @@ def _compile_workload(lex: _Lexicon) -> None:
     for key in ("local", "cloud", "not_cloud", "not_buy"):
         rx[key] = _rx(raw["deployment"][key])
     lex.persona = [(who, _rx(words)) for who, words in raw["persona"].items()]
+    rx["persona_later"] = _rx(raw["persona_later"])
     rx["whole_machine"] = _rx(raw["whole_machine"])
     for flag in (
         "used_market",
         "interruptible",
         "image_generation",
         "serving",
+        "serving_personal",
         "pc_alternative",
+        "vendor_apple",
         "asks_if_needed",
         "asks_availability",
         "asks_training_fit",
         "in_china",
+        "asks_host_ram",
     ):
         rx[flag] = _rx(raw[flag])
     for pref, words in raw["preference"].items():
         rx[f"pref_{pref}"] = _rx(words)
 
 
+def _registry_families(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every family the model registry holds is a family word too ("MiniCPM-2B", "CodeGeeX2-6B", "Grok-1"), so
+    a model added to the registry is understood without a lexicon edit; listed patterns keep their `to`/`bare`.
+    Never bare: a family word alone is a word, only a version or size attached makes it a model name."""
+    from tools.models import registry
+
+    known = [_c(f"(?:{f['pattern']})$") for f in listed]
+    names = {m.family for m in registry().values()} - {"generic"}
+    extra = sorted((n for n in names if not any(rx.match(n) for rx in known)), key=len, reverse=True)
+    return [{"pattern": re.escape(n).replace("\\-", "[- ]?"), "to": n} for n in extra]
+
+
 def _compile_names(lex: _Lexicon) -> None:
     raw, rx, cn, en = lex.raw, lex.rx, lex.cn, lex.en
     models = raw["models"]
-    lex.families = [(_c(f"(?:{f['pattern']})$"), f["to"], bool(f.get("bare"))) for f in models["families"]]
-    family = "|".join(f"(?:{f['pattern']})" for f in models["families"])
+    families = [*models["families"], *_registry_families(models["families"])]
+    lex.families = [(_c(f"(?:{f['pattern']})$"), f["to"], bool(f.get("bare"))) for f in families]
+    family = "|".join(f"(?:{f['pattern']})" for f in families)
     not_part = "|".join(models["not_name_parts"])
     joined = f"[-_](?!(?:{not_part})(?![a-z0-9]))[a-z0-9.]*[a-z0-9]"  # "-Instruct", "-open"; never "-AWQ"
     version = "(?:[-_.]?v?\\d+(?:\\.\\d+)*[a-z]?)?"
@@ -151,6 +168,7 @@ def _compile_names(lex: _Lexicon) -> None:
     # an Ollama tag after the name ("deepseek-r1:32b", "llama3.1:70b-instruct-q4_K_M"); an org or host before it
     # ("Qwen/", "hf.co/bartowski/")
     tag = "(?::[a-z0-9][\\w.-]{0,40})?"
+    tag += "(?:\\s?[(（]\\s?\\d+(?:\\.\\d+)?\\s?[bm][)）])?"  # "LLaMA 2(70B)": the size in brackets belongs to the name
     org = "(?:[a-z0-9][\\w.-]{0,30}/){0,2}"
     rx["model"] = _c(f"(?<![a-z0-9/])(?P<org>{org})(?P<fam>{family})(?P<rest>{rest}{tag})(?![a-z0-9])")
     rx["model_generic"] = _c(f"(?<![a-z0-9]){models['generic']}(?![a-z0-9])")
@@ -158,13 +176,20 @@ def _compile_names(lex: _Lexicon) -> None:
     rx["not_model"] = _c(f"(?:{'|'.join(models['not_models'])})$")
     g = raw["gpus"]
     core = "|".join(f"(?:{p})" for p in g["patterns"])
-    rx["gpu"] = _c(f"(?<![a-z0-9])(?P<core>(?:{core}){g['suffix']})(?P<plural>s)?(?![a-z0-9])")
+    # "4xRTX A6000", "2xA100": a count glued to the name with "x" is no letter of the name
+    rx["gpu"] = _c(f"(?:(?<=\\dx)|(?<=\\d×)|(?<![a-z0-9]))(?P<core>(?:{core}){g['suffix']})(?P<plural>s)?(?![a-z0-9])")
     rx["gpu_unknown"] = _rx(g["unknown_words"])
-    rx["gpu_memory"] = _c(r"[\s_-]*(\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])")
+    # a memory size after a card's name ("4090 48G", "RTX4090-24G"), not digits inside the name ("A10G", "T4G")
+    rx["gpu_memory"] = _c(r"[\s_-]*(?<![a-z0-9])(\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])")
     lex.long_tail = [(_c(p["pattern"]), p["prefix"]) for p in g["long_tail_prefixes"]]
     cls, machine = g["count_classifiers"], g["machine_classifier"]
     count_words = "|".join(raw["numerals"]["zh_count_words"])
-    count = f"(?:(?<![0-9.$¥])(?P<n>\\d{{1,4}})\\s*(?:{cls})?|(?P<c>{cn})\\s*(?:{cls})|(?P<e>{en})\\s*(?:{cls})?)"
+    # "a 2nd 4090": the ordinal is how many of that card there will be
+    # (a whole number: "a 24GB 4090" is one card, not "2" and a "4GB" card size)
+    count = (
+        f"(?:(?<![0-9.$¥])(?P<n>\\d{{1,4}})(?![0-9])(?:nd|rd|th)?\\s*(?:{cls})?"
+        f"|(?P<c>{cn})\\s*(?:{cls})|(?P<e>{en})[\\s-]*(?:{cls})?)"
+    )
     machines = f"(?:(?P<m>\\d{{1,3}}|{cn})\\s*(?:{machine})\\s*)?"
     condition = f"(?:{g['condition_words']})"
     rx["count_before"] = _c(
@@ -172,9 +197,13 @@ def _compile_names(lex: _Lexicon) -> None:
         f"(?:(?:{g['card_size']})\\s*)?$"  # "8*24G A10G", "两张24G的3090": the card's memory between count and name
     )
     after_cls = g["count_after_classifiers"]
-    rx["count_after"] = _c(f"^\\s*(?:[x×*]\\s*(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>\\d{{1,4}}|{cn})\\s*(?:{after_cls}))")
+    # "4090×2", "A100 8卡", "RTX4090 24Gx2张" (the card's memory before the count)
+    size = "(?:\\d{1,3}\\s*(?:gb|g)\\s*)?" + f"(?:(?:{g['count_after_descriptors']})\\s*)?"
+    rx["count_after"] = _c(
+        f"^\\s*{size}(?:[x×*]\\s*(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>\\d{{1,4}}|{cn})\\s*(?:{after_cls}))"
+    )
     rx["count_general"] = _c(
-        f"(?:(?<![0-9.])(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>{cn})|(?P<e>{en})|(?P<w>{count_words}))"
+        f"(?:(?<![0-9.a-z_])(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>{cn})|(?P<e>{en})|(?P<w>{count_words}))"
         f"\\s*(?:{g['card_classifiers']})?\\s*(?:(?:{g['card_size']})\\s*)?(?:{_alt(g['card_words'])})"
         f"|(?:(?<![0-9.])(?P<n2>\\d{{1,3}})|(?P<c2>{cn}))\\s*[张块](?=\\s*(?:{g['bare_count_followers']}))"
     )
@@ -194,6 +223,7 @@ def _compile_money_time(lex: _Lexicon) -> None:
     rx["money"] = _c(f"(?P<pre>{cur})?\\s*{low}{amount}\\s*(?P<post>{cur})?")
     rx["budget_before"] = _c(f"(?:{_alt(money['budget_words'])})\\s*(?:(?:{money['budget_glue']})\\s*)*$")
     rx["budget_after"] = _c(f"^\\s*(?:{money['budget_after']})")
+    rx["watt_context"] = _c(money["watt_context"])
     rx["unit_only_after"] = _c(f"^(?:{money['unit_only_after']})")
     rx["monthly_before"] = _c(
         f"(?:{_alt(money['monthly'])})\\s*(?:(?:cloud|rental|rent|gpu|云|租用|租卡)\\s*)?(?:预算|的预算|budget|of|is|[:：=是为~]|\\s)*$"
@@ -248,6 +278,7 @@ def _compile_sizes(lex: _Lexicon) -> None:
     rx["ctx_wan"] = _c(f"(?P<v>{_NUM})\\s*万\\s*(?:{tokens}|上下文)")
     rx["ctx_bare_k"] = _c(f"(?<![\\w$¥.])(?P<v>{ctx['bare_k']})\\s*(?P<k>k)(?![a-z0-9])")
     rx["ctx_output"] = _c(f"(?:{ctx['output_words']})\\W{{0,3}}$")
+    rx["ctx_source_target"] = _c(ctx["source_target"])
     b = raw["batch"]
     v = f"(?P<v>{_NUM}|{cn}|{en})"
     conc, users, people, cls = (
@@ -295,6 +326,7 @@ def _compile_sizes(lex: _Lexicon) -> None:
     ]
     rx["min_vram_bare"] = _c(mv["bare"])
     rx["stated_capacity"] = _c(raw["stated_capacity"])
+    rx["stated_capacity_after"] = _c(raw["stated_capacity_after"])
     quoted = raw["quoted_numbers"]
     rx["quoted_tflops"] = _c(f"(?P<v>{_NUM})\\s*(?:{quoted['tflops']})")
     rx["quoted_gbs"] = _c(f"(?P<v>{_NUM})\\s*(?:{quoted['gbs']})")
@@ -331,11 +363,19 @@ def _compile_topics(lex: _Lexicon) -> None:
     rx["vram_after_word"] = _c(f"{glue}{vram}")
     rx["tflops_in_gap"] = _c(f"{glue}(?P<v>{_NUM}){glue}")
     rx["tflops_after_word"] = _c(f"{glue}{tflops}")
-    rx["vram_after_gpu"] = _c(f"\\s*(?:{claims['stated_after_gpu']})\\s*(?:only\\s*)?{vram}")
+    # "4090 有 48G" is the card's memory; "3090 with 128GB RAM" is the machine's
+    ram = "(?!\\s*(?:of\\s+)?(?:system\\s+|host\\s+)?(?:ddr\\d?|ram\\b|内存|memory\\s*\\(ram))"
+    rx["vram_after_gpu"] = _c(f"\\s*(?:{claims['stated_after_gpu']})\\s*(?:only\\s*)?{vram}{ram}")
     lex.concepts = {name: _rx(p) for name, p in raw["concepts"].items()}
     options = raw["training_options"]
     rx["lora_rank"] = _c(options["lora_rank"])
     rx["lora_rank_context"] = _c(options["lora_rank_context"])
+    rx["lora_targets_attention"] = _c(options["lora_targets_attention"])
+    rx["lora_targets_all"] = _c(options["lora_targets_all"])
+    rx["fused_loss"] = _c(options["fused_loss"])
+    rx["four_bit_default"] = _c(options["four_bit_default"])
+    rx["offload_params"] = _c(options["offload_params"])
+    rx["offload_optimizer"] = _c(options["offload_optimizer"])
     rx["zero_stage"] = _c(options["zero_stage"])
     lex.sharding_words = {stage: _rx(words) for stage, words in options["sharding_words"].items()}
     lex.optimizers = [(_c(pattern), name) for name, pattern in options["optimizers"].items()]

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from assistant.understanding.lexicon import _lex
+from assistant.understanding.machine import engine_default_model
 from assistant.understanding.text import _MAX_SPANS, _State
 from tools.errors import AdvisorError
-from tools.model_match import likely_models, match_model
+from tools.model_match import likely_models, match_model, series_in_name
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class _ModelHit:
     note: str | None = None
     precision: str | None = None  # the weight format the name carries ("-AWQ", an Ollama tag's default build)
     suggestions: tuple[str, ...] = ()
+    context_tokens: int | None = None  # a context the name states ("chatglm3-6b-128k")
 
 
 @lru_cache(maxsize=4096)
@@ -37,7 +39,7 @@ def _resolve_model_name(name: str) -> _ModelHit:
     model = m.arch.id if m.how in ("registry", "read_as", "ollama") else m.typed
     precision = m.precision if m.precision_how in ("name", "nearest", "ollama_default") else None
     read_as = f"'{name}' was read as {m.arch.name}" if m.how == "read_as" else None
-    return _ModelHit(model, m.how, read_as, precision)
+    return _ModelHit(model, m.how, read_as, precision, context_tokens=m.context_tokens)
 
 
 _Mention = tuple[int, int, str, str]  # start, end, the span as typed, the name to resolve
@@ -51,6 +53,7 @@ def _family_mentions(st: _State) -> list[_Mention]:
         fam_text, rest = m.group("fam"), m.group("rest") or ""
         to, bare = next(((to, bare) for rx, to, bare in lex.families if rx.match(fam_text)), (fam_text, False))
         if not re.search(r"\d", rest) and not bare:
+            st.family_hint = st.family_hint or to  # "the code llama models ... 34B"
             continue  # "opt", "phi", "yi" alone are words, not model names
         span = m.group(0).strip()
         query = span if fam_text.isascii() else span.replace(fam_text, to, 1)  # "千问2.5-7B" -> "qwen2.5-7B"
@@ -81,14 +84,18 @@ def _models(st: _State) -> None:
     for start, end, span, query in sorted(mentions):
         st.name_spans.append((start, end))
         st.t.take(start, end)
-        st.models_found += 1
         hit = _resolve_model_name(query)
+        if not (hit.model and hit.model in names):
+            st.models_found += 1  # one model named twice ("LLama 3.1 8b ... LLama 3.1 8b") is one model
         if hit.model:
             names.append(hit.model)
             if q.model is None:
                 q.model, q.model_mention, q.model_how = hit.model, span, hit.how
                 q.notes += [hit.note] if hit.note else []
                 q.model_precision = hit.precision
+                if hit.context_tokens and q.context_tokens is None:  # "chatglm3-6b-128k" runs at 128k
+                    q.context_tokens = hit.context_tokens
+                    q.context_from_name = True
                 if hit.precision and q.precision is None:  # "Qwen2-72B-Instruct-AWQ", "deepseek-r1:32b" (Q4_K_M)
                     q.precision = hit.precision
                     st.precisions_found.add(hit.precision)
@@ -100,3 +107,28 @@ def _models(st: _State) -> None:
     q.models_mentioned = list(dict.fromkeys(names))
     if q.model:
         q.params_b = None
+    elif q.unknown_model:
+        q.model_family = _bare_family(q.unknown_model) or series_in_name(q.unknown_model)
+    elif st.family_hint:
+        q.model_family = st.family_hint  # "the code llama models": a family the registry knows by that name
+
+
+def _bare_family(name: str) -> str | None:
+    """The family a bare family word names ("llama", "千问" -> "qwen"), None for anything longer."""
+    text = name.strip().lower()
+    return next((to for rx, to, bare in _lex().families if bare and rx.match(text)), None)
+
+
+def _family_with_size(st: _State) -> None:
+    """A family named without a size and a bare size elsewhere ("the code llama models 34B", "llama ... the
+    70b"): together they name one model."""
+    q = st.q
+    family = q.unknown_model or st.family_hint
+    if q.model or not family or q.params_b is None:
+        engine_default_model(st)  # "ktransformers 教程" with no model named: DeepSeek-R1
+        return
+    hit = _resolve_model_name(f"{family} {q.params_b:g}b")
+    if hit.model and hit.how in ("registry", "read_as", "ollama", "scaled"):
+        q.model, q.model_how, q.params_b, q.unknown_model = hit.model, hit.how, None, None
+        q.model_suggestions = []
+        q.models_mentioned = [hit.model]

@@ -6,8 +6,9 @@ import re
 
 from assistant.language import currency_for
 from assistant.understanding.lexicon import _lex
-from assistant.understanding.numbers import _currency_of, _in_range, _number
+from assistant.understanding.numbers import _currency_of, _in_range, _number, _other_currency_of
 from assistant.understanding.text import _State
+from tools.prices import other_currency_rate
 
 
 def _electricity(st: _State) -> None:
@@ -122,6 +123,7 @@ def _money(st: _State) -> None:
         if not _in_range(value, 0, 1e12):
             continue
         st.t.take(m.start(), m.end())
+        value = _in_us_dollars(st, token, value)
         after = view[m.end() : m.end() + 12]
         if lex.rx["price_of"].search(view[max(0, m.start() - 30) : m.start()]):
             q.gpu_price = value if q.gpu_price is None else q.gpu_price
@@ -137,6 +139,19 @@ def _money(st: _State) -> None:
         q.currency = st.money_currency or currency_for(q.language)
 
 
+def _in_us_dollars(st: _State, token: str | None, value: float) -> float:
+    """An amount in a currency the answers do not price in ("1000€"): in US dollars at the dated reference rate,
+    the amount as said kept for the answer to quote."""
+    code = _other_currency_of(token)
+    rate = other_currency_rate(code) if code and code not in ("CNY", "USD") else None
+    if rate is None:
+        return value
+    if st.q.budget_as_said is None:
+        st.q.budget_as_said, st.q.budget_as_said_currency = value, code
+    st.money_currency = st.money_currency or "USD"
+    return round(value * rate[0], 2)
+
+
 def _money_unit(m: re.Match[str]) -> str:
     unit = (m.group("unit") or "").lower()
     if not unit and re.search("[万千]", m.group("num")):
@@ -150,11 +165,14 @@ def _is_money(st: _State, m: re.Match[str], unit: str) -> bool:
     post = m.group("post")
     token = m.group("pre") or post
     after = view[m.end() : m.end() + 12]
-    keyword = bool(lex.rx["budget_before"].search(view[max(0, m.start() - 14) : m.start()]))
+    keyword = bool(lex.rx["budget_before"].search(view[max(0, m.start() - 24) : m.start()]))
     if post and post.strip() == "块" and not unit and (_number(m.group("num")) or 0) < 100 and not keyword:
         return False  # "四块" counts cards
     if unit == "w" and st.q.language == "en" and not token:
         return False  # "300W" in English is watts
+    near = view[max(0, m.start() - 12) : m.end() + 12]
+    if unit == "w" and not keyword and lex.rx["watt_context"].search(near):
+        return False  # "电源: 1+1 2000W 冗余": a power supply's watts, not 2000万
     if token or keyword:
         return True
     if unit in ("万", "千"):

@@ -68,6 +68,13 @@ def _in_range(value: float | None, low: float, high: float) -> float | None:
 
 
 def _currency_of(token: str | None) -> str | None:
+    """CNY or USD for a currency token; None for any other ("€": see `_other_currency_of`)."""
+    found = _other_currency_of(token)
+    return found if found in ("CNY", "USD") else None
+
+
+def _other_currency_of(token: str | None) -> str | None:
+    """The lexicon's currency code of a token, including ones the answers do not price in ("€" EUR)."""
     for cur, rx in _lex().currency.items():
         if token and rx.match(token.strip()):
             return cur

@@ -38,6 +38,9 @@ class ParsedQuery(BaseModel):
         default=None, description="The weight format the model's name carries ('-AWQ', an Ollama tag's Q4_K_M)"
     )
     model_mention: str | None = Field(default=None, description="The model name as typed")
+    model_family: str | None = Field(
+        default=None, description="A family named with no size or version ('the smallest llama model'): 'llama'"
+    )
     unknown_model: str | None = Field(default=None, description="A model-looking name that did not resolve")
     model_suggestions: list[str] = Field(default_factory=list)
     params_b: float | None = Field(default=None, description="Bare size in billions; None when `model` is set")
@@ -51,11 +54,24 @@ class ParsedQuery(BaseModel):
     gpu: str | None = Field(default=None, description="Main GPU; every GPU value here resolves with resolve_gpu")
     gpu_mentions: list[str] = Field(default_factory=list)
     gpu_counts: dict[str, int] = Field(default_factory=dict, description="Only GPUs given an explicit count")
+    gpus_together: bool = Field(
+        default=False, description="Different GPUs named as one machine ('1 张 A6000 + 1 张 V100'), not as options"
+    )
+    context_from_name: bool = Field(
+        default=False, description="The context was read from the model's name ('glm-4-9b-chat-1m'): the variant's own"
+    )
+    gpus_alternative: bool = Field(
+        default=False, description="GPUs named as options to weigh ('8 张 4090 或者 6 张 V100', '4090 or A100')"
+    )
     num_gpus: int | None = None
     unknown_gpu: str | None = None
     gpu_suggestions: list[str] = Field(default_factory=list)
     budget: float | None = None
     currency: Currency | None = None
+    budget_as_said: float | None = Field(
+        default=None, description="An amount said in a currency the answers do not price in ('1000€'), as said"
+    )
+    budget_as_said_currency: str | None = Field(default=None, description="Its currency code ('EUR')")
     monthly_budget: float | None = None
     electricity_price: float | None = Field(default=None, description="Per kWh, in `currency`")
     hours_per_day: float | None = None
@@ -70,6 +86,9 @@ class ParsedQuery(BaseModel):
     asks_training_fit: bool = Field(default=False, description="Whether a card is good for training ('H20 能训练吗')")
     in_china: bool = Field(
         default=False, description="The user says they are in China ('国内公司', 'a Chinese company')"
+    )
+    vendor: Literal["apple"] | None = Field(
+        default=None, description="A purchase kept to one platform ('which Mac should I buy'); a PC beside it: none"
     )
     pc_alternative: bool = Field(
         default=False, description="A PC with graphics cards named as an option ('Mac Studio 还是自己攒 PC')"
@@ -95,6 +114,9 @@ class ParsedQuery(BaseModel):
     advice: bool = Field(default=False, description="An advice or how-to question ('how do I', '怎么办', 'tips')")
     # ---- beyond the planner contract: optional detail the planner may use ----------------------
     models_mentioned: list[str] = Field(default_factory=list, description="All resolved model ids, in order")
+    sizes_mentioned: list[float] = Field(
+        default_factory=list, description="Bare sizes named, in order, one per size class ('14b 和 72b' -> [14, 72])"
+    )
     min_vram_gib: float | None = Field(
         default=None, description="Memory floor of a catalog question: '≥48GB', '48G 以上', '48GB 的卡有哪些'"
     )
@@ -114,6 +136,14 @@ class ParsedQuery(BaseModel):
     cloud_price_per_hour: float | None = Field(default=None, description="A rental price per GPU-hour")
     notes: list[str] = Field(default_factory=list, description="How fuzzy names were read")
     lora_rank: int | None = Field(default=None, description="'LoRA rank 64', 'r=16', '秩 8'")
+    fused_loss: bool | None = Field(default=None, description="Unsloth / Liger named: a fused cross-entropy")
+    cpu_offload: Literal["optimizer", "optimizer_and_params"] | None = Field(
+        default=None, description="ZeRO-Offload in a training run: 'offload_optimizer_device: cpu', 'ZeRO-Infinity'"
+    )
+    lora_targets: Literal["all", "attention"] | None = Field(
+        default=None,
+        description="Layers with adapters: '--lora_target q_proj,v_proj' -> attention, 'all-linear' -> all",
+    )
     optimizer: Literal["adamw", "adamw_no_master", "adamw_bf16", "adamw8bit", "sgd"] | None = Field(
         default=None, description="'8-bit Adam', 'SGD', 'pure bf16 AdamW'"
     )
@@ -131,6 +161,33 @@ class ParsedQuery(BaseModel):
     zero_stage: Literal[0, 1, 2, 3] | None = Field(
         default=None, description="'ZeRO-3', 'ZeRO stage 2', 'FSDP' (full sharding = 3), 'DDP' (no sharding = 0)"
     )
+    engine: str | None = Field(
+        default=None, description="The engine named (tools/sizing.py keys: vllm, llama.cpp for Ollama too, sglang ...)"
+    )
+    engine_name: str | None = Field(default=None, description="The engine as named ('ollama', 'lm studio')")
+    offload_engine: str | None = Field(
+        default=None, description="An engine that runs models from RAM by design ('ktransformers'): offload is the plan"
+    )
+    precision_from_engine: bool = Field(
+        default=False, description="`precision` is the Q4_K_M GGUF a llama.cpp / Ollama job runs, not a format named"
+    )
+    asks_minimum: bool = Field(
+        default=False, description="The least hardware that runs it ('最低配置', 'minimum requirements'): 4-bit too"
+    )
+    owns_hardware: bool = Field(
+        default=False,
+        description="The GPUs named are the user's own ('我只有一张 3090', 'I have 8x A10G'): size on exactly them",
+    )
+    ram_gib: float | None = Field(default=None, description="System RAM stated ('64G 内存', '32GB RAM', '256GD4')")
+    ram_mentions: list[float] = Field(default_factory=list, description="Every RAM size named, in order")
+    ram_type: str | None = Field(default=None, description="'ddr4', 'ddr5-6000' (system_memory.yaml memory types)")
+    ram_plenty: bool = Field(default=False, description="RAM said to be no limit ('DDR4 内存管够')")
+    machine: str | None = Field(
+        default=None, description="CPU platform class from the CPU named (system_memory.yaml machines: server_2s ...)"
+    )
+    mode_from_run_words: bool = Field(
+        default=False, description="`mode` inference read only from '跑 / run': a follow-up keeps the job asked before"
+    )
     jobs: list[Mode] = Field(
         default_factory=list,
         description="Every job the message asks to size, first named first: explicit inference words (not a bare "
@@ -145,6 +202,87 @@ class ParsedQuery(BaseModel):
         description="Every weight format named to run in, first named first: 'FP8 vs BF16' (features asked about, "
         "such as 'does the 4090 support BF16', and formats ruled out are not listed)",
     )
+    support_subjects: list[str] = Field(
+        default_factory=list,
+        description="Engines, libraries, kernels, features and GPU platforms named for a support question "
+        "('vllm', 'flash_attention_2', 'bf16', 'rocm'): tools.support subject ids, first named first; a feature "
+        "asked about a named card ('4090 支持 BF16 吗') is left to the card's facts",
+    )
+    support_targets: list[str] = Field(
+        default_factory=list,
+        description="The GPUs a support question is about, as tools.support resolves them: catalog ids, or names the "
+        "catalog lacks ('RX 6700 XT', 'RTX 40 series', 'gfx906', 'M2 Pro'), first named first",
+    )
+
+    symptom: Literal["slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load"] | None = Field(
+        default=None,
+        description="A problem reported on the user's own run ('只有 4 tokens/s', '还是 OOM', '双卡比单卡慢'); a "
+        "hypothetical ('会不会爆显存', 'will it OOM') is none",
+    )
+    measured_tokens_per_s: float | None = Field(
+        default=None, description="A decode speed measured ('4.5tokens/s'; '3-5 tokens/s' -> 5; '1 token/min' -> 1/60)"
+    )
+    measured_speeds: list[float] = Field(
+        default_factory=list, description="Every speed measured, in order ('71 tokens/second > 66' -> [71, 66])"
+    )
+    measured_seconds_per_step: float | None = Field(default=None, description="A training step time: '51.82s/it'")
+    target_tokens_per_s: float | None = Field(default=None, description="The speed wanted: 'want 15', '希望达到 20'")
+    measured_memory_gib: float | None = Field(
+        default=None, description="Memory seen in use: '用了 27G 内存', '每张也占 20G', 'uses 20GB'"
+    )
+    diagnose_flags: list[str] = Field(
+        default_factory=list,
+        description="Settings and libraries named (tools/diagnose.py flags): enforce_eager, tensor_parallel, "
+        "data_parallel, device_map_auto, no_torch_dtype, max_batch_size, reference_example, num_ctx, mps, mac ...",
+    )
+    diagnose_engines: list[str] = Field(
+        default_factory=list, description="Engines the support table lacks, named: xinference, ktransformers"
+    )
+
+    # ---- a training run's data and algorithm (assistant/understanding/dataset.py) --------------------------
+    dataset_samples: int | None = Field(default=None, description="Training examples: '1 million samples', '10万条'")
+    sample_tokens: int | None = Field(
+        default=None, description="Tokens per sample: 'sample size is 5-6 hundred tokens' -> 550, '每条 500 token'"
+    )
+    dataset_tokens: float | None = Field(
+        default=None, description="Tokens in the dataset: '500M tokens', '10亿 tokens'"
+    )
+    epochs: float | None = Field(default=None, description="'3 epochs', 'one epoch', '训练 3 轮'")
+    asks_time: bool = Field(default=False, description="How long the run takes ('how long', '多久', '训练时间')")
+    asks_host_ram: bool = Field(
+        default=False, description="Host RAM asked next to GPU memory ('内存和gpu需要多少', 'how much RAM and VRAM')"
+    )
+    quoted_memory_gib: list[float] = Field(
+        default_factory=list,
+        description="Memory figures quoted for a training job, to confirm or correct ('requires 300 GB', '只需要43GB')",
+    )
+    rl: Literal["grpo", "ppo", "dpo", "rl"] | None = Field(
+        default=None, description="Reinforcement-learning fine-tuning named: GRPO, PPO / RLHF, DPO, or RL in general"
+    )
+
+    # ---- what a comparison weighs (assistant/understanding/focus.py) ------------------------------------
+    focus: Literal["decode", "prefill", "training", "serving"] | None = Field(
+        default=None,
+        description="The job's bottleneck: prefill (prompt processing named), training (a fine-tune), serving "
+        "(many users); None: one user's decode, or not said",
+    )
+
+    # ---- a service's usage and the providers named (assistant/understanding/usage.py) ---------------------
+    requests_per_day: float | None = Field(
+        default=None, description="Requests or calls a day: '10,000 requests a day', '每分钟 5 次' -> 7,200"
+    )
+    tokens_per_month: float | None = Field(
+        default=None, description="Tokens a month: '每月 1 亿 tokens', '5M tokens/day'"
+    )
+    api_mentions: list[str] = Field(
+        default_factory=list, description="APIs named (tools.api_cost row ids or provider keys): 'openai', 'deepseek'"
+    )
+    rent_providers: list[str] = Field(
+        default_factory=list, description="Rental providers named (rental_providers.yaml names): 'AutoDL', 'AWS'"
+    )
+    hosted_all_month: bool = Field(
+        default=False, description="A monthly cost asked about hosting a service ('monthly cost to host X'): 730 h"
+    )
 
     def has_slots(self) -> bool:
         """Say whether the message states anything to apply (so a follow-up is worth merging)."""
@@ -157,6 +295,8 @@ _SLOT_FIELDS = (
     "users",
     "hours_per_month",
     "lora_rank",
+    "lora_targets",
+    "cpu_offload",
     "zero_stage",
     "optimizer",
     "model",
@@ -189,6 +329,12 @@ _SLOT_FIELDS = (
     "stated_capacity_gib",
     "gpu_price",
     "cloud_price_per_hour",
+    "dataset_samples",
+    "sample_tokens",
+    "dataset_tokens",
+    "epochs",
+    "requests_per_day",
+    "tokens_per_month",
 )
 # An explicit "not wanted" (False) is as much a statement as "wanted".
 _REQUIREMENT_FIELDS = ("require_nvlink", "require_ecc", "require_fp8", "require_mig")

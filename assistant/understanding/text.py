@@ -70,6 +70,7 @@ class _State:
     modes_found: set[str] = field(default_factory=set)
     money_currency: str | None = None
     how_many_gpus: int | None = None  # where "how many H100s" / "需要几张" is
+    family_hint: str | None = None  # a family named without a size ("the code llama models"), for a bare size
 
 
 def _mask(text: str, rx: re.Pattern[str]) -> tuple[str, bool]:

@@ -38,11 +38,24 @@ def _precision(st: _State) -> None:
     if not found:
         return
     found.sort()
+    found = _bits_of_format(found)
     st.q.precision = found[0][3]  # the first one mentioned
     for start, _, end, value in found:
         st.precisions_found.add(value)
         st.precision_order.append(value)
         st.t.take(start, end)
+
+
+def _bits_of_format(found: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
+    """ "GPTQ-Int4", "AWQ_int4": the bit width joined to a format is that format, not a second one to compare."""
+    out: list[tuple[int, int, int, str]] = []
+    for hit in found:
+        prev = out[-1] if out else None
+        if prev and prev[3] in ("gptq", "awq") and hit[3] in ("int4", "int8") and 0 <= hit[0] - prev[2] <= 1:
+            out[-1] = (prev[0], prev[1], hit[2], prev[3])  # one span: masked as one
+            continue
+        out.append(hit)
+    return out
 
 
 def _context_value(m: re.Match[str]) -> int | None:
@@ -55,6 +68,11 @@ def _context_value(m: re.Match[str]) -> int | None:
 
 def _context(st: _State) -> None:
     rx = _lex().rx
+    m = rx["ctx_source_target"].search(st.t.view)
+    if m:  # "--max_source_length 1024 --max_target_length 512": a 1,536-token training sequence
+        st.q.context_tokens = int(m.group("a")) + int(m.group("b"))
+        st.t.take(m.start(), m.end())
+        return
     for name in ("ctx_number_first", "ctx_word_first"):
         for m in rx[name].finditer(st.t.view):
             if rx["ctx_output"].search(st.t.view[max(0, m.start() - 16) : m.start()]):
@@ -113,13 +131,20 @@ def _params(st: _State) -> None:
     lex = _lex()
     if st.q.model or st.q.params_b:
         return
+    found: list[tuple[int, float]] = []
     for rx, scale in lex.params:
         for m in rx.finditer(st.t.view):
             value = _number(m.group("v"))
-            if value is not None and _in_range(value * scale, 0, 100_000):
-                st.q.params_b = round(value * scale, 4)
+            if value is not None and _in_range(value * scale, 0, 100_000) and st.t.is_free(m.start(), m.end()):
+                found.append((m.start(), round(value * scale, 4)))
                 st.t.take(m.start(), m.end())
-                return
+    if found:  # "想做14b 和 72b 的微调": the first is the scenario's, every size is answered
+        sizes = [size for _, size in sorted(found)]
+        st.q.params_b = sizes[0]
+        for size in sizes:
+            if all(abs(size - s) > 0.1 * s for s in st.q.sizes_mentioned):  # "14b ... 13b": one size class
+                st.q.sizes_mentioned.append(size)
+        return
     for m in lex.rx["params_yi"].finditer(st.t.view):
         before = st.t.view[max(0, m.start() - 8) : m.start()]
         if lex.rx["params_money_before"].search(before) or lex.rx["params_money_after"].match(st.t.view[m.end() :]):
@@ -133,8 +158,12 @@ def _params(st: _State) -> None:
 
 
 def _workload_words(st: _State) -> None:
-    rx, text, q = _lex().rx, st.t.text, st.q
+    rx, q = _lex().rx, st.q
+    text, _ = _mask(st.t.text, rx["mode_negated"])  # "lora is not the best option": not a job, not a "best" ask
+    st.words_text = text
     methods = {mode: m.start() for mode in ("qlora", "lora", "full") if (m := rx[f"mode_{mode}"].search(text))}
+    if "lora" in methods and "qlora" not in methods and rx["mode_quantized_base"].search(text):
+        methods["qlora"] = methods.pop("lora")  # LoRA on a bitsandbytes 4-bit base is QLoRA
     st.modes_found = set(methods)
     q.pretrain = bool(rx["mode_pretrain"].search(text))
     serving = rx["mode_inference"].search(text) or rx["mode_run"].search(text)
@@ -150,8 +179,11 @@ def _workload_words(st: _State) -> None:
         q.mode = "full"
     elif fine_tune:
         q.fine_tune_unspecified = True  # training words win over "run"/"deploy"
-    elif explicit or (serving and q.model):
-        q.mode = "inference"  # "跑 Qwen2.5-7B" runs a new model; "那我的 3060 能跑吗" keeps the job asked before
+    elif explicit or serving:
+        q.mode = "inference"
+        # "跑 / run" alone: a new question runs a model; a follow-up keeps the job asked before ("那我的 3060 能跑吗"
+        # after a QLoRA estimate checks that QLoRA, plan.merge)
+        q.mode_from_run_words = not explicit
     # every job the message asks about, in order ("推理和微调各要多少显存": both): a fine-tune with no method
     # counts as the LoRA the planner assumes for it
     jobs = dict(named)
@@ -160,6 +192,10 @@ def _workload_words(st: _State) -> None:
         jobs["inference"] = explicit.start()
     if fine_tune and not methods and not q.pretrain:
         jobs["lora"] = fine_tune.start()
+    trained = min([*methods.values(), *([fine_tune.start()] if fine_tune else [])], default=None)
+    then_run = rx["mode_run_after_training"].search(text, trained) if trained is not None else None
+    if then_run and "inference" not in jobs:
+        jobs["inference"] = then_run.start()  # "finetune and later run the LLaMA 65B model": both jobs
     if q.pretrain:
         jobs["full"] = min(jobs.get("full", len(text)), rx["mode_pretrain"].search(text).start())  # type: ignore[union-attr]
     q.jobs = sorted(jobs, key=lambda k: jobs[k])  # type: ignore[assignment]
@@ -171,6 +207,20 @@ def _training_options(st: _State) -> None:
     m = lex.rx["lora_rank"].search(text)
     if m and 1 <= int(m.group("v")) <= 4096 and lex.rx["lora_rank_context"].search(text):
         st.q.lora_rank = int(m.group("v"))
+    if lex.rx["fused_loss"].search(text):
+        st.q.fused_loss = True
+        if st.q.fine_tune_unspecified and lex.rx["four_bit_default"].search(text):
+            st.q.mode = "qlora"  # "use Unsloth to fine-tune 70B": its 4-bit path
+            st.q.fine_tune_unspecified = False
+            st.q.jobs = ["qlora" if j == "lora" else j for j in st.q.jobs]
+    if lex.rx["offload_params"].search(text):
+        st.q.cpu_offload = "optimizer_and_params"
+    elif lex.rx["offload_optimizer"].search(text):
+        st.q.cpu_offload = "optimizer"
+    if lex.rx["lora_targets_attention"].search(text):
+        st.q.lora_targets = "attention"
+    elif lex.rx["lora_targets_all"].search(text):
+        st.q.lora_targets = "all"
     st.q.optimizer = next((name for rx, name in lex.optimizers if rx.search(text)), None)
     m = lex.rx["zero_stage"].search(text)
     if m:
@@ -182,7 +232,7 @@ def _training_options(st: _State) -> None:
 def _preferences(st: _State) -> None:
     rx, q = _lex().rx, st.q
     # a negated place counts as the other one and hides its words: "不用云" is local, "不想买卡" is cloud
-    text, not_cloud = _mask(st.t.text, rx["not_cloud"])
+    text, not_cloud = _mask(st.words_text or st.t.text, rx["not_cloud"])
     text, not_buy = _mask(text, rx["not_buy"])
     st.words_text = text
     # a purchase price counts as buying and a rental price as renting ("4090 卖 1.3 万 ... 和租云比")
@@ -201,15 +251,24 @@ def _preferences(st: _State) -> None:
     if prefs:
         q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
     q.used_market = bool(rx["used_market"].search(text))
+    q.asks_host_ram = bool(rx["asks_host_ram"].search(text))
     q.pc_alternative = bool(rx["pc_alternative"].search(text))
+    if rx["vendor_apple"].search(text) and not q.pc_alternative:
+        q.vendor = "apple"  # "which Mac should I buy": the choice is among Macs
     q.asks_if_needed = bool(rx["asks_if_needed"].search(text))
     q.asks_availability = bool(rx["asks_availability"].search(text))
     q.asks_training_fit = bool(rx["asks_training_fit"].search(text))
     q.in_china = bool(rx["in_china"].search(text))
     q.interruptible = bool(rx["interruptible"].search(text))
     q.image_generation = bool(rx["image_generation"].search(text))
-    q.serving = bool(rx["serving"].search(text))
+    q.serving = bool(rx["serving"].search(text)) and not rx["serving_personal"].search(text)
     # who asks: the first group that matches, companies before teams before individuals
-    q.persona = next((who for who, words in _lex().persona if words.search(text)), None)  # type: ignore[assignment]
+    q.persona = next((who for who, words in _lex().persona if _said_now(words, text)), None)  # type: ignore[assignment]
     if q.budget is not None:
         q.budget_scope = "machine" if rx["whole_machine"].search(text) else "gpus"
+
+
+def _said_now(words: re.Pattern[str], text: str) -> bool:
+    """A persona word not said about later ("后续成熟后可能用于商用" is not a company asking today)."""
+    later = _lex().rx["persona_later"]
+    return any(not later.search(text[max(0, m.start() - 12) : m.start()]) for m in words.finditer(text))

@@ -15,6 +15,7 @@ from assistant.web.cards import short_gpu_name
 from assistant.web.i18n import has, label, t
 from knowledge.passage import SearchResult
 from tools.compare import CompareResult
+from tools.diagnose import DiagnoseResult
 from tools.fit import FitResult
 from tools.gpu_search import FindGpusResult, GpuSpecsResult
 from tools.recommend import RecommendResult
@@ -80,7 +81,19 @@ def _workstation(r: WorkstationPlan, lang: str) -> str:
     return t(lang, "bubble.workstation", psu=r.psu_w, ram=r.system_ram_gib)
 
 
+def _diagnose(r: DiagnoseResult, lang: str) -> str:
+    """The verdict in numbers, then the first cause in one clause (its `head`, in `lang`)."""
+    first = r.causes[0].head if r.causes and r.causes[0].head is not None else None
+    cause = first.render(lang) if first is not None else t(lang, "bubble.diagnose_no_cause")
+    if r.gap and r.ceiling_tokens_per_s:
+        return t(lang, "bubble.diagnose_gap", gap=r.gap, ceiling=r.ceiling_tokens_per_s, cause=cause)
+    if r.memory_per_gpu_gib is not None and r.usable_gib_per_gpu and r.symptom in ("oom", "memory_high"):
+        return t(lang, "bubble.diagnose_memory", need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu, cause=cause)
+    return t(lang, "bubble.diagnose", cause=cause)
+
+
 SUMMARIES: dict[type[BaseModel], Callable[[Any, str], str]] = {
+    DiagnoseResult: _diagnose,
     VramResult: _vram,
     SpeedResult: _speed,
     TcoResult: _tco,

@@ -34,7 +34,8 @@ class Card:
 def short_gpu_name(name: str) -> str:
     """'NVIDIA GeForce RTX 4090' -> 'RTX 4090': what people type and what the chat understands."""
     for prefix in VENDOR_PREFIXES:
-        if name.startswith(prefix):
+        # "NVIDIA A2" keeps its vendor: a bare "A2" is a word fragment, not a card, to people and to the parser
+        if name.startswith(prefix) and len(name) - len(prefix) > 2:
             return name[len(prefix) :]
     return name
 

@@ -89,6 +89,7 @@ class TurnView:
         self.lang = lang
         self.turn = turn
         self.results: list[BaseModel] = []  # the typed results of this turn's successful calls, in order
+        self._examples: list[bool] = []  # per result: a figure for comparison, not the user's workload
         self.final: Any = None
         self._tool_index: dict[str, int] = {}
         self._tool_args: dict[str, dict[str, Any]] = {}
@@ -149,6 +150,7 @@ class TurnView:
             self.messages[index] = message
         if event.ok and event.result is not None:
             self.results.append(event.result)
+            self._examples.append(_is_example(event.id, event.name))
 
     def _final(self, event: Any) -> None:
         self.final = event
@@ -169,6 +171,7 @@ class TurnView:
             self.messages.append({"role": "assistant", "content": sources_block(event.citations, self.turn, self.lang)})
         if not self.results:  # events without streamed tool results (e.g. a folded-in error): use the record
             self.results = [call.result for call in event.tool_calls if call.result is not None]
+            self._examples = [False] * len(self.results)
 
     def args_of(self, name: str) -> dict[str, Any] | None:
         """The arguments of this turn's last call of the tool `name`."""
@@ -176,8 +179,26 @@ class TurnView:
         return calls[-1] if calls else None
 
     def latest(self, kind: type[R]) -> R | None:
-        """The result of the last successful call in this turn that returned a `kind` (each tool has its own)."""
-        return next((r for r in reversed(self.results) if isinstance(r, kind)), None)
+        """The result of the last successful call in this turn that returned a `kind` (each tool has its own), of
+        the user's workload when there is one: an answer also sizes examples after it (a fine-tune's other
+        methods, a cheaper way, a reference card), which the panel does not show as the scenario."""
+        examples = self._examples + [False] * (len(self.results) - len(self._examples))
+        found = [(r, ex) for r, ex in zip(self.results, examples, strict=False) if isinstance(r, kind)]
+        own = [r for r, ex in found if not ex] or [r for r, _ in found]
+        return own[-1] if own else None
+
+
+def _is_example(call_id: str, tool: str) -> bool:
+    """Whether the offline planner made this call as an example (its capability does not record it)."""
+    from assistant.capabilities import capability
+    from assistant.capabilities.base import owner_from_id
+    from assistant.toolset import ToolName
+
+    owner = owner_from_id(call_id or "")
+    try:
+        return owner is not None and not capability(owner).records(ToolName(tool))
+    except (KeyError, ValueError):
+        return False
 
 
 def fold_assumptions(answer: str) -> str:

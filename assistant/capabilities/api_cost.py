@@ -1,0 +1,172 @@
+"""API or your own GPU: a token volume through a hosted API against running an open model on rented or
+bought GPUs, verdict first with the break-even volume ("is it cheaper to use the API than to host Llama
+70B", "租 GPU 会不会比直接调用 GPT 还贵", "self-hosting vs OpenAI for 10k requests a day").
+
+compare_api (tools/api_cost.py) prices both sides from dated list prices and rentals; the answer then says
+what the self-hosted model is next to the API's, and when privacy, offline use or fine-tuning is the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.scenario import Scenario
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools.api_cost import ApiCostResult, SelfHost
+from tools.notes import money, render_all
+
+
+def _tokens(n: float, lang: str) -> str:
+    """A token count as people write it: 3.2 亿 / 45 万 in Chinese, digits with separators in English."""
+    if lang == "zh":
+        if n >= 1e8:
+            return f"{n / 1e8:.1f} 亿"
+        if n >= 1e4:
+            return f"{n / 1e4:,.0f} 万"
+    return f"{n:,.0f}"
+
+
+def _setup(w: Writer, h: SelfHost) -> str:
+    servers = w.t("api_servers", servers=h.servers) if h.servers > 1 else ""
+    return w.t("api_setup", servers=servers, n=h.num_gpus, gpu=h.gpu)
+
+
+class ApiCost(Capability):
+    intent = "api"
+    owns = (ToolName.COMPARE_API,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {
+        ToolName.COMPARE_API: {
+            "requests_per_day": "requests_per_day",
+            "tokens_per_month": "tokens_per_month",
+            "api": "api",
+            "model": "model",
+            "gpu": "gpu",
+            "num_gpus": "num_gpus",
+            "currency": "currency",
+        }
+    }
+    guides_topic = "API versus self-hosting cost per million tokens break-even"
+
+    def plan(self, ctx: PlanContext) -> None:
+        s, parsed = ctx.scenario, ctx.parsed
+        args: dict[str, Any] = {"currency": s.currency or "USD"}
+        requests = parsed.requests_per_day or s.requests_per_day
+        tokens = parsed.tokens_per_month or s.tokens_per_month
+        if requests:
+            args["requests_per_day"] = requests
+        elif tokens:
+            args["tokens_per_month"] = tokens
+        elif parsed.monthly_budget:
+            args["monthly_bill"] = parsed.monthly_budget  # "we spend $2,000 a month on OpenAI"
+        api = parsed.api_mentions[0] if parsed.api_mentions else s.api
+        if api:
+            args["api"] = api
+        if s.model:
+            args["model"] = s.model
+        elif s.params_b:
+            args["params_b"] = s.params_b
+        if parsed.gpu or (s.gpu and ctx.previous.gpu == s.gpu):
+            args["gpu"] = parsed.gpu or s.gpu  # the user's own card: what it costs to run there
+            if s.num_gpus:
+                args["num_gpus"] = s.num_gpus
+        if s.precision:
+            args["precision"] = s.precision
+        if parsed.hours_per_day:
+            args["hours_per_day"] = parsed.hours_per_day
+        way = parsed.buy_or_rent or {"cloud": "rent", "local": "buy"}.get(s.deployment or "")
+        if way in ("buy", "rent"):
+            args["self_host"] = way  # "租 GPU 会不会比调用 GPT 贵": price renting, not buying (and in follow-ups)
+        ctx.add(self.intent, ToolName.COMPARE_API, **args)
+
+    def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
+        super().apply(scenario, tool, args)
+        way = args.get("self_host")  # "租 GPU": the follow-ups keep pricing rentals
+        if way in ("rent", "buy"):
+            scenario.deployment = "cloud" if way == "rent" else "local"
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        for r in turn.own(self.intent, ApiCostResult):
+            api_lines(w, r)
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, ApiCostResult):
+            return str(tool)
+        return (
+            f"{result.verdict}: API {result.api_cost_per_million:g}/1M vs self-host "
+            f"{result.cheapest_self_host.monthly_cost:g} {result.currency}/month"
+        )
+
+
+def api_lines(w: Writer, r: ApiCostResult) -> None:
+    """Verdict first (with the break-even volume), then each API and self-hosting option with its date."""
+    cur = r.currency
+    h = r.cheapest_self_host
+    api = (
+        f"{r.reference.provider} {r.reference.model}"
+        if r.reference.provider not in r.reference.model
+        else r.reference.model
+    )
+    common = {
+        "api": api,
+        "model": r.model,
+        "kind": w.label("api_kind", h.kind),
+        "setup": _setup(w, h),
+        "self_monthly": money(h.monthly_cost, cur),
+        "api_per_m": money(r.api_cost_per_million, cur),
+        "self_per_m": money(r.self_cost_per_million_at_capacity, cur),
+    }
+    be = r.break_even_tokens_per_month
+    be_fields = {
+        "be_tokens": _tokens(be, w.lang) if be else "",
+        "be_requests": f"{r.break_even_requests_per_day:,.0f}" if r.break_even_requests_per_day else "",
+    }
+    be_text = w.t("api_be", **be_fields) if be else w.t("api_be_never", **common)
+    if r.verdict == "depends":
+        w.say("api_lead_depends", **common, **be_fields) if be else w.say("api_lead_never", **common)
+    else:
+        tokens = r.tokens_per_month or 0
+        key = "api_lead_api" if r.verdict == "api" else "api_lead_self"
+        w.say(
+            key,
+            **common,
+            tokens=_tokens(tokens, w.lang),
+            api_monthly=money(r.reference.monthly_cost or 0, cur),
+            be=be_text,
+        )
+    lines = []
+    for a in r.apis:
+        monthly = w.t("api_line_monthly", cost=money(a.monthly_cost, cur)) if a.monthly_cost is not None else ""
+        lines.append(
+            w.t(
+                "api_line",
+                provider=a.provider,
+                model=a.model,
+                input=money(a.input_per_million, cur),
+                output=money(a.output_per_million, cur),
+                monthly=monthly,
+                date=a.date,
+            )
+        )
+    for s in r.self_host:
+        fields = {"setup": _setup(w, s), "monthly": money(s.monthly_cost, cur)}
+        if s.kind == "rent":
+            lines.append(
+                w.t(
+                    "api_self_line_rent",
+                    **fields,
+                    provider=s.provider,
+                    hourly=money(s.hourly_per_server or 0, cur),
+                    date=s.date,
+                )
+            )
+        else:
+            lines.append(w.t("api_self_line_buy", **fields))
+    w.add("\n".join(lines))
+    if r.busy_share is not None:
+        w.say("api_capacity", capacity=_tokens(r.capacity_tokens_per_month, w.lang), busy=f"{r.busy_share:.0%}")
+    w.bullets("warnings_head", render_all(r.warnings, w.lang))
+    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=6)

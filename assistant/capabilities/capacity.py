@@ -1,0 +1,245 @@
+"""Capacity: the biggest model the user's hardware runs (or fine-tunes), per way of running it, with real
+models of that size ("我只有一张 3060 12G，能跑多大的模型？", "2x 3090 or one 4090: which sizes can each train?")."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools.capacity import CapacityExample, CapacityResult, CapacityWay
+from tools.notes import render_all
+from tools.precision import resolve_precision
+from tools.speed import SpeedResult
+
+
+def capacity_lines(
+    w: Writer, r: CapacityResult, examples: bool = True, detail: bool = True, speeds: list[SpeedResult] | None = None
+) -> None:
+    """The sizes first ("一张 RTX 3060 12GB：4-bit 最大约 15B（如 Qwen3-14B，11.3 GiB），..."), then the models
+    that fit each way, the offloaded model when RAM was stated, and what the sizes assume."""
+    w.say("capacity_lead", hardware=hardware(w, r), ways=_ways_text(w, r.ways))
+    if examples:
+        items = example_items(w, r)
+        w.bullets("capacity_examples_head", items, limit=len(items))
+    _speed_line(w, r, speeds or [])
+    for key, o in (("capacity_offload", r.offload), ("capacity_offload_dense", r.offload_dense)):
+        if o is not None:
+            w.say(
+                key,
+                ram=o.ram_gib or 0,
+                model=o.model,
+                precision=_format_name(o.precision),
+                gpu_gib=o.on_gpu_gib,
+                ram_part=o.in_ram_gib,
+                tps=o.decode_tokens_per_s,
+            )
+    if detail:
+        w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
+        w.bullets("warnings_head", render_all(r.warnings, w.lang), limit=3)
+
+
+def hardware(w: Writer, r: CapacityResult, counted: bool = False) -> str:
+    """The cards as a sentence starts with them ("一张 RTX 3060 12GB", "4 × NVIDIA T4", "A card with 24 GB");
+    `counted`: always with the count ("1 × RTX 4090"), to label a list."""
+    one = r.num_gpus == 1 and not counted
+    if r.gpu is None:
+        return w.t("capacity_hw_size_one" if one else "capacity_hw_size", n=r.num_gpus, gib=r.capacity_gib)
+    return w.t("capacity_hw_one" if one else "capacity_hw", n=r.num_gpus, gpu=r.gpu)
+
+
+def way_label(w: Writer, way: CapacityWay) -> str:
+    """A way as the answer names it: 4-bit（Q4_K_M）, BF16, QLoRA 微调."""
+    if way.mode != "inference":
+        return w.label("method", way.mode)
+    if way.bits >= 16:
+        return w.t("capacity_bits16", precision=_format_name(way.precision))
+    return w.t("capacity_bits", bits=way.bits, precision=_format_name(way.precision))
+
+
+def _format_name(precision: str) -> str:
+    """A format as engineers write it: Q4_K_M, AWQ, FP8; int8_wo (weight-only) is INT8."""
+    return "INT8" if precision.startswith("int8") else precision.upper()
+
+
+def _ways_text(w: Writer, ways: list[CapacityWay]) -> str:
+    """Inference ways and fine-tuning ways, each group led by its biggest with the largest example."""
+    lead_training = bool(ways) and ways[0].mode != "inference"  # a fine-tuning question leads with fine-tuning
+    groups: list[str] = []
+    for training in (lead_training, not lead_training):
+        group = [way for way in ways if (way.mode != "inference") == training]
+        parts = [_way_text(w, way, first=i == 0, example=not groups and i == 0) for i, way in enumerate(group)]
+        if parts:
+            groups.append(w.t("capacity_join_ways").join(parts))
+    return w.t("capacity_join_groups").join(groups)
+
+
+def _way_text(w: Writer, way: CapacityWay, first: bool, example: bool) -> str:
+    """The lead way with its size and largest example (4-bit（Q4_K_M）最大约 15B（如 Qwen3-14B，11.3 GiB）), the
+    others with their size (8-bit（Q8_0）约 9B)."""
+    label = way_label(w, way)
+    if way.max_params_b is None:
+        return w.t("capacity_way_none", label=label)
+    size = f"{way.max_params_b:g}"
+    if not first:
+        return w.t("capacity_way_more", label=label, size=size)
+    if not (example and way.examples):
+        return w.t("capacity_way_top_bare", label=label, size=size)
+    top = way.examples[0]
+    return w.t("capacity_way_top", label=label, size=size, example=top.model, gib=top.per_gpu_gib)
+
+
+def example_items(w: Writer, r: CapacityResult) -> list[str]:
+    """One line per way: the models that fit it, with their memory per GPU."""
+    return [
+        w.t("capacity_example_way", label=way_label(w, way).strip(), models=_models_text(w, way.examples))
+        for way in r.ways
+        if way.examples
+    ]
+
+
+def _models_text(w: Writer, examples: list[CapacityExample]) -> str:
+    items = [
+        w.t("capacity_model_moe", model=e.model, active=e.active_params_b, gib=e.per_gpu_gib)
+        if e.active_params_b is not None
+        else w.t("capacity_model", model=e.model, gib=e.per_gpu_gib)
+        for e in examples
+    ]
+    return w.t("capacity_join_models").join(items)
+
+
+def _speed_line(w: Writer, r: CapacityResult, speeds: list[SpeedResult]) -> None:
+    """ "Qwen3-32B at Q4_K_M decodes at about 38 tokens/s on it": what the biggest model that fits feels like."""
+    way = next((x for x in r.ways if x.mode == "inference" and x.examples), None)
+    if way is None:
+        return
+    top = way.examples[0]
+    for sp in speeds:
+        if sp.model == top.model and sp.num_gpus == r.num_gpus and sp.gpu == r.gpu:
+            w.say("capacity_speed", model=top.model, precision=_format_name(way.precision), tps=sp.decode_tokens_per_s)
+            return
+
+
+def _options(ctx: PlanContext) -> list[dict[str, Any]]:
+    """The hardware to size: each GPU named with its count ("2x 3090 or one 4090"), the scenario's GPU, or a
+    card named only by its memory ("8GB", "24G 显存")."""
+    p, s = ctx.parsed, ctx.scenario
+    if len(p.gpu_mentions) >= 2:
+        return [{"gpu": g, "num_gpus": p.gpu_counts.get(g, 1)} for g in p.gpu_mentions]
+    if p.gpu or (s.gpu and p.stated_capacity_gib is None):
+        return [{"gpu": s.gpu, "num_gpus": s.num_gpus or 1}] if s.gpu else []
+    if p.stated_capacity_gib:
+        return [{"vram_gib": p.stated_capacity_gib, "num_gpus": p.num_gpus or 1}]
+    return []
+
+
+def _job(ctx: PlanContext) -> dict[str, Any]:
+    """The job and its inputs: a method named, "fine-tune" with none (all three, none preferred), else running
+    the model; what the message states, or what the conversation carried when it asks nothing new."""
+    p, s = ctx.parsed, ctx.scenario
+    carried = not p.intents  # a bare follow-up ("那两张呢") keeps the job asked before
+    if p.mode in ("full", "lora", "qlora"):
+        mode = p.mode
+    elif p.fine_tune_unspecified or p.pretrain:  # "能跑多大的模型来微调": the fine-tune, not the "跑"
+        mode = "full" if p.pretrain else "finetune"
+    else:
+        mode = p.mode or (s.mode if carried and s.mode else "inference")
+    args: dict[str, Any] = {"mode": mode}
+    precision = p.precision or (s.precision if carried else None)
+    if precision and _suits(mode, precision):
+        args["precision"] = precision
+    context = p.context_tokens or (s.context_tokens if carried else None)
+    if context:
+        args["context_tokens"] = context
+    family = getattr(p, "model_family", None)
+    if family:
+        args["family"] = family
+    if p.serving or s.serving:
+        args["engine"] = "vllm"  # serving other people: vLLM's formats and headroom, not a GGUF file
+    ram = p.ram_gib if p.ram_gib is not None else getattr(s, "ram_gib", None)
+    if ram:
+        args["ram_gib"] = ram
+        ram_type = p.ram_type or getattr(s, "ram_type", None)
+        if ram_type:
+            args["ram_type"] = ram_type
+    return args
+
+
+def _suits(mode: str, precision: str) -> bool:
+    """A format the job can size: any for running a model; a 16/32-bit base for LoRA and full fine-tuning, an
+    integer one for QLoRA; none for "fine-tune" with no method (each method has its own)."""
+    kind = resolve_precision(precision).kind
+    suits = {"inference": True, "qlora": kind == "int", "lora": kind == "float", "full": kind == "float"}
+    return suits.get(mode, False)
+
+
+class Capacity(Capability):
+    intent = "capacity"
+    owns = (ToolName.LARGEST_MODEL,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {
+        ToolName.LARGEST_MODEL: {"gpu": "gpu", "num_gpus": "num_gpus"}
+    }
+    guides_topic = "VRAM capacity model size weights bytes per parameter 4-bit quantization"
+
+    def topic(self, ctx: PlanContext) -> str | None:
+        if ctx.parsed.mode in ("full", "lora", "qlora") or ctx.parsed.fine_tune_unspecified:
+            return "LoRA QLoRA fine-tuning memory model size"
+        return self.guides_topic
+
+    def plan(self, ctx: PlanContext) -> None:
+        options = _options(ctx)
+        if not options:
+            ctx.need("need_gpu")
+            return
+        job = _job(ctx)
+        for option in options:
+            ctx.add(self.intent, ToolName.LARGEST_MODEL, **option, **job)
+        ctx.second_round.append(self.intent)  # how fast the biggest model that fits decodes
+
+    def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+        """The decode speed of the lead way's largest example on each option's cards (named cards only)."""
+        calls = []
+        for o in outcomes:
+            r = o.result
+            if o.call.owner != self.intent or not isinstance(r, CapacityResult) or r.gpu_id is None:
+                continue
+            way = next((w for w in r.ways if w.mode == "inference" and w.examples), None)
+            if way is None or len(calls) >= 2:
+                continue
+            top = way.examples[0]
+            args = {"model": top.model_id, "gpu": r.gpu_id, "num_gpus": r.num_gpus, "precision": way.precision}
+            calls.append(
+                ToolCall(
+                    name=ToolName.ESTIMATE_SPEED, args={**args, "context_tokens": r.context_tokens}, owner=self.intent
+                )
+            )
+        return calls
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        results = turn.own(self.intent, CapacityResult)
+        several = len(results) > 1
+        speeds = turn.own(self.intent, SpeedResult)
+        for r in results:  # each option's sizes first, then what backs them
+            capacity_lines(w, r, examples=not several, detail=False, speeds=speeds)
+        for r in results if several else []:
+            items = example_items(w, r)
+            if items:
+                head = w.t("capacity_examples_for", hardware=hardware(w, r, counted=True))
+                w.add(head + "\n" + "\n".join(f"- {i}" for i in items))
+        if results:
+            w.bullets("assumptions_head", render_all(results[0].assumptions, w.lang), limit=5)
+            warnings = [n for r in results for n in r.warnings]
+            w.bullets("warnings_head", list(dict.fromkeys(render_all(warnings, w.lang))), limit=3)
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, CapacityResult):
+            return str(tool)
+        sizes = [
+            f"{way.precision if way.mode == 'inference' else way.mode} ≤ {way.max_params_b:g}B"
+            for way in result.ways
+            if way.max_params_b
+        ]
+        return ", ".join(sizes) or "nothing fits"

@@ -1,0 +1,141 @@
+"""The card a job needs when the user named none ("需要多大的 GPU", "what GPU do I need for Llama 70B in bf16"):
+the smallest of the common cards (advice.yaml reference_cards) that holds the memory estimate, else how many of
+the card clusters are sized in. Memory answers call on it in their second round; its estimate names a card the
+user did not choose, so it never changes the conversation's scenario.
+"""
+
+from __future__ import annotations
+
+from assistant.capabilities.base import Capability, Outcome, Plan, ToolCall, Turn
+from assistant.capabilities.workload import offload_args
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools import advice
+from tools.speed import SpeedResult
+from tools.vram import VramResult
+
+
+def reference_card(r: VramResult) -> str:
+    """The smallest common card that holds an estimate (advice.yaml reference_cards), else the biggest one, whose
+    count the sizing rule then finds."""
+    from tools.catalog import catalog
+    from tools.precision import resolve_precision
+    from tools.sizing import engine_for, fits, headroom_for
+
+    cards = advice.reference_cards()
+    headroom = headroom_for(engine_for(None, r.mode, resolve_precision(r.precision).kind))
+    return next((c for c in cards if fits(r.per_gpu_gib, catalog()[c], headroom)), advice.reference_multi_card())
+
+
+def card_needed(w: Writer, r: VramResult) -> None:
+    """The card a job needs when the user named none: one of the smallest common card, or how many of the biggest."""
+    fit = r.fit
+    assert fit is not None
+    shared = dict(gpu=fit.gpu, usable=fit.usable_gib_per_gpu, need=r.per_gpu_gib, engine=w.label("engine", fit.engine))
+    if fit.fits:
+        w.say("card_needed_one", **shared)
+    elif fit.gpus_needed:
+        w.say("card_needed_n", n=fit.gpus_needed, one=r.per_gpu_gib, **shared)
+
+
+class CardNeeded(Capability):
+    intent = "card_needed"
+    cites_guides = False
+    render_phase = 1  # after the memory figure it sizes a card for
+
+    def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+        if plan.scenario.gpu:
+            return []
+        calls = []
+        for o in outcomes:  # each model and job sized ("7B and 70B": a card for each)
+            if o.call.owner in ("training", "training_lead"):
+                continue  # the other methods of a fine-tune size their own cards (capabilities/training.py)
+            if isinstance(o.result, VramResult) and o.result.fit is None and o.call.name == ToolName.ESTIMATE_VRAM:
+                card = reference_card(o.result)
+                args = {**o.call.args, "gpu": card}  # on the count named ("8 GPUs"), if any
+                calls.append(ToolCall(name=ToolName.ESTIMATE_VRAM, args=args, owner=self.intent))
+                if o.result.mode == "inference" and card == advice.reference_multi_card() and len(calls) == 1:
+                    calls.append(_from_ram(plan, o.result))  # no one card holds it: what RAM alone would do
+                if o.result.mode == "inference" and o.result.context_tokens >= advice.long_context_tokens():
+                    speed = {k: args[k] for k in ("model", "params_b", "precision", "context_tokens") if k in args}
+                    calls.append(ToolCall(name=ToolName.ESTIMATE_SPEED, args={**speed, "gpu": card}, owner=self.intent))
+        return calls
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        for i, r in turn.own_indexed(self.intent, VramResult):
+            if r.fit is not None and i not in turn.shown:
+                turn.shown.add(i)
+                card_needed(w, r)
+        _ram_lines(w, turn)
+        for sp in turn.own(self.intent, SpeedResult):  # a very long prompt: the wait before the first token
+            if sp.ttft_s:
+                minutes = sp.ttft_s / 60
+                w.say(
+                    "prefill_long",
+                    context=sp.context_tokens,
+                    minutes=minutes,
+                    gpu=sp.gpu,
+                    n=sp.num_gpus,
+                    tps=sp.prefill_tokens_per_s or 0,
+                )
+
+    def records(self, tool: ToolName) -> bool:
+        return False  # a card the user did not name: an example, not the scenario
+
+
+def _from_ram(plan: Plan, r: VramResult) -> ToolCall:
+    """A model no single card holds, run by llama.cpp from system RAM on the CPU (a GGUF file: the format sized
+    when it is one, else Q4_K_M): the RAM it takes and its tokens/s, the way without a GPU cluster."""
+    from tools.precision import resolve_precision
+
+    precision = r.precision if resolve_precision(r.precision).kind == "gguf" or r.precision == "mxfp4" else "q4_k_m"
+    s = plan.scenario.model_copy(update={"gpu": None, "num_gpus": None})
+    return ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=offload_args(s, precision=precision), owner="card_needed")
+
+
+def _ram_lines(w: Writer, turn: Turn) -> None:
+    """The run from RAM, after the cards (once)."""
+    from assistant.capabilities.offload import offload_lines
+    from tools.offload import OffloadResult
+
+    for i, o in turn.own_indexed("card_needed", OffloadResult):
+        if i not in turn.shown:
+            turn.shown.add(i)
+            offload_lines(w, o, lead_key="offload_way")
+
+
+def _card_for(turn: Turn, r: VramResult) -> tuple[int, VramResult] | None:
+    """The card-needed estimate of the same workload as `r`."""
+    for i, c in turn.own_indexed("card_needed", VramResult):
+        if c.model == r.model and c.mode == r.mode and c.precision == r.precision:
+            return i, c
+    return None
+
+
+def card_lines(w: Writer, turn: Turn, r: VramResult) -> None:
+    """The card `r`'s workload needs, right after its estimate (once)."""
+    found = _card_for(turn, r)
+    if found is not None and found[0] not in turn.shown and found[1].fit is not None:
+        turn.shown.add(found[0])
+        card_needed(w, found[1])
+
+
+def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None:
+    """Several models or jobs in one question: each one's memory and the card it needs, in one lead paragraph."""
+    items = []
+    for results in groups:
+        r = results[-1]
+        found = _card_for(turn, results[0])
+        card = found[1].fit if found is not None else r.fit
+        label = w.t("part_label", model=r.model, method=w.label("method", r.mode), precision=r.precision)
+        if card is None:
+            items.append(w.t("part_memory", part=label, need=r.per_gpu_gib))
+        elif card.fits and card.num_gpus > 1:  # sized on the user's cards: a per-GPU figure, not one card's
+            items.append(w.t("part_on_cards", part=label, need=card.per_gpu_gib, n=card.num_gpus, gpu=card.gpu))
+        elif card.fits:
+            items.append(w.t("part_one_card", part=label, need=card.per_gpu_gib, gpu=card.gpu))
+        elif card.gpus_needed:
+            items.append(w.t("part_n_cards", part=label, need=r.per_gpu_gib, n=card.gpus_needed, gpu=card.gpu))
+        else:
+            items.append(w.t("part_memory", part=label, need=r.per_gpu_gib))
+    w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))

@@ -1,0 +1,367 @@
+"""Diagnose: "why is it slow / why does it OOM" on hardware the user names (advice.md §9).
+
+The verdict leads: the measured number against the computed ceiling ("4.5 tokens/s 基本就是上限", "25x below what the
+hardware allows: this is software, not the card"), then the causes that apply, most likely first, each with what
+to change, then where maintainers explain them. The numbers and the causes come from tools/diagnose.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.memory import memory_lines
+from assistant.scenario import Scenario
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
+from tools.diagnose import DiagnoseResult
+from tools.notes import render_all
+from tools.precision import resolve_precision
+from tools.vram import VramResult
+
+# support_subjects (knowledge/data/support.yaml ids) that are the engine a job runs under, in the order they win
+_ENGINES = (
+    "vllm",
+    "sglang",
+    "tensorrt_llm",
+    "exllamav2",
+    "exllamav3",
+    "ollama",
+    "llama_cpp",
+    "mlx",
+    "transformers",
+    "deepspeed",
+)
+_TRAINING = ("full", "lora", "qlora")
+_MAX_SOURCES = 4
+_IMPLAUSIBLE = 0.5  # measured over twice the ceiling: the number was read as something it is not
+
+
+def _num(x: float) -> str:
+    """A speed as people write it: 0.017, 4.5, 71, 1,200 (two or three significant digits: it is an estimate)."""
+    return f"{x:.2g}" if x < 10 else (f"{x:.3g}" if x < 100 else f"{x:,.0f}")
+
+
+def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
+    """diagnose arguments: the scenario's model and hardware plus what this message reports."""
+    s = s.model_copy(update={"gpu": _own_gpu(q) or s.gpu})
+    args = _job_args(s, q)
+    for arg, value in (("precision", s.precision), ("context_tokens", s.context_tokens), ("batch", s.batch)):
+        if value:
+            args[arg] = value
+    if q.symptom == "oom" and len(q.precisions_mentioned) > 1:
+        # "the AWQ build works, the fp16 one runs out of memory": the format that runs out is the heaviest named,
+        # and the others named are the first fixes to try
+        args["precision"] = max(q.precisions_mentioned, key=lambda p: resolve_precision(p).bits)
+        args["other_precisions"] = [p for p in q.precisions_mentioned if p != args["precision"]]
+    if s.mode in _TRAINING or q.measured_seconds_per_step:
+        args |= {"mode": "training", "method": s.mode if s.mode in _TRAINING else "lora"}
+    engine = _engine(s, q)
+    if engine:
+        args["engine"] = engine
+    flags = [*q.diagnose_flags, *(["bitsandbytes"] if "bitsandbytes" in q.support_subjects else [])]
+    if flags:
+        args["flags"] = list(dict.fromkeys(flags))
+    args["symptom"] = q.symptom or ("memory_high" if q.measured_memory_gib else "slow")
+    _measured_args(args, q)
+    for arg, value in (("ram_gib", s.ram_gib), ("memory", s.ram_type), ("machine", s.machine)):
+        if value:
+            args[arg] = value
+    return args
+
+
+def _job_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
+    """The model and the hardware: the GPU and its count, or the card's memory when no GPU is named."""
+    args: dict[str, Any] = {}
+    if s.model or s.params_b:
+        args |= {"model": s.model} if s.model else {"params_b": s.params_b}
+    if s.gpu:
+        args |= {"gpu": s.gpu, "num_gpus": s.num_gpus or 1}
+    elif q.num_gpus:
+        args["num_gpus"] = q.num_gpus
+    if not s.gpu and q.stated_capacity_gib:
+        args["card_gib"] = q.stated_capacity_gib  # "a 24G card", an OOM log's "total capacity of 23.65 GiB"
+    return args
+
+
+def _engine(s: Scenario, q: ParsedQuery) -> str | None:
+    """The engine this message names, else the one the conversation ran under (kept across follow-ups)."""
+    engine = next((e for e in _ENGINES if e in q.support_subjects), None) or next(iter(q.diagnose_engines), None)
+    return engine or (s.engine if s.engine not in (None, "training") else None)
+
+
+def _own_gpu(q: ParsedQuery) -> str | None:
+    """Of two cards named, the one the user calls theirs ("别人的 2080 Ti 比我的 3090 快", "faster than my 3090")."""
+    if len(q.gpu_mentions) < 2:
+        return None
+    for gpu in q.gpu_mentions:
+        digits = re.search(r"\d{3,4}", gpu)
+        mine = rf"(?:我的|我这|\bmy|\bmine)\W{{0,3}}[^，。,.;；]{{0,12}}{digits.group(0)}" if digits else None
+        if mine and re.search(mine, q.text, re.I):
+            return gpu
+    return None
+
+
+def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
+    """The numbers measured; two speeds and two cards named are one measurement per card, in the order written.
+    Another card named without its own speed ("1 张 A100 就还可以", "别人的 2080 Ti 比我的 3090 快") is the
+    comparison: the same job's ceiling on it."""
+    others = [g for g in q.gpu_mentions if g != args.get("gpu")]
+    if q.measured_speeds:
+        args["measured_tokens_per_s"] = q.measured_speeds[0]
+        if len(q.measured_speeds) > 1 and len(q.gpu_mentions) > 1:
+            args |= {"other_gpu": q.gpu_mentions[1], "other_measured_tokens_per_s": q.measured_speeds[1]}
+    if "other_gpu" not in args and others and args.get("gpu") and "mode" not in args:
+        args |= {"other_gpu": others[0], "other_num_gpus": q.gpu_counts.get(others[0], 1)}
+    for arg in ("measured_seconds_per_step", "target_tokens_per_s", "measured_memory_gib"):
+        if getattr(q, arg) is not None:
+            args[arg] = getattr(q, arg)
+
+
+def _reason(w: Writer, r: DiagnoseResult) -> str:
+    """What sets the ceiling, in one clause: RAM bandwidth when the model is partly in RAM, else the GPUs."""
+    ceiling = _num(r.ceiling_tokens_per_s or 0)
+    if r.ceiling_source == "offload" and r.ram_memory:
+        key = "diag_reason_experts" if r.offload_strategy == "experts" else "diag_reason_layers"
+        ram = dict(memory=r.ram_memory, channels=r.ram_channels, gbs=r.ram_effective_gbs or 0)
+        where = w.t("offload_on_gpus", n=r.num_gpus, gpu=r.gpu) if r.gpu else w.t("offload_cpu_only")
+        return w.t(key, where=where, model=r.model, in_ram=r.in_ram_gib or 0, ceiling=ceiling, **ram)
+    if r.mode == "training":
+        method = w.label("method", r.method or "lora")
+        return w.t("diag_reason_training", n=r.num_gpus, gpu=r.gpu, model=r.model, method=method, ceiling=ceiling)
+    precision = w.label("format", r.precision or "")
+    bandwidth = r.gpu_bandwidth_gbs or 0
+    return w.t(
+        "diag_reason_gpu",
+        n=r.num_gpus,
+        gpu=r.gpu,
+        bandwidth=bandwidth,
+        model=r.model,
+        precision=precision,
+        ceiling=ceiling,
+    )
+
+
+def _two_cards(w: Writer, r: DiagnoseResult) -> bool:
+    """Two cards measured on the same job: the bandwidth ratio against the measured one leads."""
+    m_a, m_b, c_a, c_b = (
+        r.measured_tokens_per_s,
+        r.other_measured_tokens_per_s,
+        r.ceiling_tokens_per_s,
+        r.other_ceiling_tokens_per_s,
+    )
+    if not (m_a and m_b and c_a and c_b and r.bandwidth_ratio and r.other_gpu):
+        return False
+    cards = dict(
+        a_gpu=r.gpu, a_measured=_num(m_a), a_ceiling=c_a, b_gpu=r.other_gpu, b_measured=_num(m_b), b_ceiling=c_b
+    )
+    faster_card_other = r.bandwidth_ratio >= 1
+    fast, slow = (r.other_gpu, r.gpu) if faster_card_other else (r.gpu, r.other_gpu)
+    ratio = r.bandwidth_ratio if faster_card_other else 1 / r.bandwidth_ratio
+    measured_faster_other = m_b > m_a
+    if measured_faster_other != faster_card_other:
+        w.say("diag_lead_two_cards_inverted", fast=fast, slow=slow, ratio=ratio, **cards)
+    else:
+        w.say("diag_lead_two_cards", mratio=r.measured_ratio or 1, ratio=ratio, **cards)
+    return True
+
+
+# The lead already says what these causes say: no second sentence naming them
+_SAID_BY_LEAD = {"does_not_fit", "fits_but_oom", "vllm_preallocates"}
+
+
+def _head(w: Writer, r: DiagnoseResult, skip: set[str] = _SAID_BY_LEAD) -> str | None:
+    """The first cause in one clause, unless the lead already said it."""
+    first = r.causes[0] if r.causes else None
+    if first is None or first.head is None or first.id in skip:
+        return None
+    return first.head.render(w.lang)
+
+
+_MEMORY_CAUSES = ("fp32_default_load", "mps_fp32", "vllm_preallocates", "reference_example_kv")
+
+
+def _memory_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
+    """An out-of-memory or a memory surprise: what the job needs against the card, or vLLM's preallocation. The
+    causes the sentence already states come back (None: no memory lead)."""
+    precision = w.label("format", r.precision or "")
+    first = r.causes[0].id if r.causes else None
+    ids = {c.id for c in r.causes}
+    if r.symptom == "oom" and r.memory_per_gpu_gib is not None and r.fits is not None and r.usable_gib_per_gpu:
+        memory = dict(need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
+        if first in ("fp32_default_load", "mps_fp32") and r.memory_16bit_per_gpu_gib and not r.fits:
+            w.say("diag_lead_oom_fp32", model=r.model, half=r.memory_16bit_per_gpu_gib, **memory)
+            return {first}
+        if "one_gpu_loaded" in ids and r.memory_one_gpu_gib:
+            w.say("diag_lead_oom_one_gpu", n=r.num_gpus, one=r.memory_one_gpu_gib, **memory)
+            return {"one_gpu_loaded"}
+        card = "" if r.gpu else "_card"  # no GPU named, its memory stated ("24G 的卡", an OOM log)
+        if r.fits:
+            w.say("diag_lead_oom_fits" + card, gpu=r.gpu, **memory)
+        else:
+            w.say("diag_lead_oom_not_fits" + card, model=r.model, precision=precision, gpu=r.gpu, **memory)
+        return set()
+    if first == "vllm_preallocates":
+        _lead_vllm(w, r)
+        return set()
+    said_memory = r.symptom == "memory_high" or first in _MEMORY_CAUSES
+    if said_memory and r.measured_memory_gib and r.memory_per_gpu_gib:
+        expected = r.memory_per_gpu_gib
+        w.say("diag_lead_memory", measured=r.measured_memory_gib, expected=expected, model=r.model, precision=precision)
+        return set()
+    return None
+
+
+def _lead(w: Writer, r: DiagnoseResult) -> None:
+    """The verdict first (the measured number against the ceiling, or the memory against what the job needs), then
+    the most likely cause in one sentence."""
+    said = _verdict_lead(w, r)
+    if said is not None:
+        head = _head(w, r, _SAID_BY_LEAD | said)
+        if head:
+            w.say("diag_head_line", head=head)
+    elif (head := _head(w, r, set())) is not None:
+        w.say("diag_lead_head", head=head)  # no number to compare: the most likely cause leads
+    elif r.causes:
+        w.say("diag_lead_generic")
+
+
+def _verdict_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
+    """The verdict sentence, when there is a number to state it with, and the causes it already states (None: no
+    number to lead with)."""
+    said = _memory_lead(w, r)
+    if said is not None:
+        return said
+    if r.symptom == "slow_load":
+        return None  # the load time is the disk's: the cause leads
+    if r.symptom == "multi_gpu_slower" and r.scaling and r.single_gpu_tokens_per_s and r.ceiling_tokens_per_s:
+        ceiling, single = _num(r.ceiling_tokens_per_s), _num(r.single_gpu_tokens_per_s)
+        w.say("diag_lead_multi_gpu", n=r.num_gpus, gpu=r.gpu, scaling=r.scaling, ceiling=ceiling, single=single)
+        return set()
+    if r.verdict == "no_ceiling" or r.ceiling_tokens_per_s is None:
+        return None
+    if not _two_cards(w, r):
+        _speed_verdict(w, r)
+    return set()
+
+
+def _speed_verdict(w: Writer, r: DiagnoseResult) -> None:
+    """The measured speed against the ceiling (or the ceiling alone, with whether it fits)."""
+    measured = _num(r.measured_tokens_per_s or 0)
+    target = ""
+    if r.target_tokens_per_s:
+        key = "diag_target_in" if r.target_reachable else "diag_target_out"
+        target = w.t(key, target=_num(r.target_tokens_per_s))
+    if r.verdict == "above" and r.gap and r.gap < _IMPLAUSIBLE:
+        key = "diag_lead_above_reading" + ("" if r.mode == "training" else "_inference")
+        w.say(key, measured=measured, times=1 / r.gap, reason=_reason(w, r))
+    elif r.verdict in ("at_ceiling", "above"):
+        w.say("diag_lead_at_ceiling", measured=measured, target=target, reason=_reason(w, r))
+    elif r.verdict == "far_below":
+        w.say("diag_lead_far_below", gap=r.gap or 0, reason=_reason(w, r), measured=measured)
+    elif r.verdict == "below":
+        w.say("diag_lead_below", measured=measured, gap=r.gap or 0, target=target, reason=_reason(w, r))
+    elif r.ceiling_source == "offload":
+        w.say("diag_lead_not_measured_offload", reason=_reason(w, r))
+    elif r.fits and r.memory_per_gpu_gib and r.usable_gib_per_gpu:
+        memory = dict(need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
+        w.say("diag_lead_not_measured_fits", reason=_reason(w, r), **memory)
+    else:
+        w.say("diag_lead_ceiling_only", reason=_reason(w, r))
+
+
+def _lead_vllm(w: Writer, r: DiagnoseResult) -> None:
+    """vLLM's memory is its preallocation: the lead says so, with the card's numbers when they are known."""
+    params = r.causes[0].why.params
+    detail = params.get("detail")
+    card = detail[0].params if isinstance(detail, list) and detail else None
+    if card and r.measured_memory_gib and r.memory_per_gpu_gib:
+        numbers = dict(measured=_num(r.measured_memory_gib), expected=r.memory_per_gpu_gib, util=params["util"])
+        w.say("diag_lead_vllm_expected", model=r.model, **numbers, **card)
+    else:
+        w.say("diag_lead_vllm_expected_plain", util=params["util"])
+
+
+def diagnose_lines(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> None:
+    """Verdict, causes with their fixes, the memory as loaded (for a memory problem), the comparison on one card,
+    sources, assumptions."""
+    _lead(w, r)
+    if r.causes:
+        lines = [
+            w.t("diag_cause_line", i=i, why=c.why.render(w.lang), fix=c.fix.render(w.lang))
+            for i, c in enumerate(r.causes, 1)
+        ]
+        w.add("\n".join(lines))
+    elif r.verdict not in ("at_ceiling", "above"):  # at the ceiling there is no gap to explain
+        training = r.mode == "training"
+        key = "diag_no_cause_training" if training else "diag_no_cause"
+        w.say(key if r.measured_tokens_per_s else "diag_no_cause_unmeasured")
+    if memory is not None and r.symptom in ("oom", "memory_high"):
+        memory_lines(w, memory, detail=False, lead=False)  # where the memory goes: weights, KV cache, overhead
+    if r.single_gpu_tokens_per_s and r.num_gpus > 1 and r.gpu and r.symptom != "multi_gpu_slower":
+        w.say("diag_single_gpu", gpu=r.gpu, single=_num(r.single_gpu_tokens_per_s))
+    if r.other_gpu and r.other_ceiling_tokens_per_s and not r.other_measured_tokens_per_s:
+        other = dict(n=r.other_num_gpus or 1, gpu=r.other_gpu, ceiling=_num(r.other_ceiling_tokens_per_s))
+        w.say("diag_other_card", **other)
+    seen: list[str] = []
+    for cause in r.causes:
+        seen += [w.t("diag_source_line", url=s.url, date=s.date) for s in cause.sources[:2] if s.url.startswith("http")]
+    sources = list(dict.fromkeys(seen))[:_MAX_SOURCES]
+    if sources:
+        w.add(w.t("diag_sources_head") + "\n" + "\n".join(f"- {line}" for line in sources))
+    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=4)
+    w.bullets("warnings_head", render_all(r.warnings, w.lang))
+
+
+class Diagnose(Capability):
+    intent = "diagnose"
+    owns = (ToolName.DIAGNOSE,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {
+        ToolName.DIAGNOSE: {
+            "model": "model",
+            "params_b": "params_b",
+            "gpu": "gpu",
+            "num_gpus": "num_gpus",
+            "precision": "precision",
+            "context_tokens": "context_tokens",
+            "ram_gib": "ram_gib",
+            "memory": "ram_type",
+            "machine": "machine",
+        }
+    }
+    guides_topic = "performance pitfalls slow tokens per second MBU PCIe offload precision 速度慢 排查"
+
+    def plan(self, ctx: PlanContext) -> None:
+        args = diagnose_args(ctx.scenario, ctx.parsed)
+        if not ({"model", "params_b", "gpu", "engine", "flags"} & set(args)):
+            ctx.need("need_diagnose_details")
+            return
+        ctx.add(self.intent, ToolName.DIAGNOSE, **args)
+        ctx.second_round.append(self.intent)  # the calculations it rests on, as calls of their own
+
+    def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+        """The memory and ceiling estimates the diagnosis computed, as the calculators' own calls: the answer
+        shows their breakdown and a reader sees which calculation every number comes from."""
+        return [
+            ToolCall(name=ToolName(c.tool), args=c.args, owner=self.intent)
+            for o in outcomes
+            if o.call.owner == self.intent and isinstance(o.result, DiagnoseResult)
+            for c in o.result.calculations
+        ]
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        memory = turn.own(self.intent, VramResult)
+        for r in turn.own(self.intent, DiagnoseResult):
+            diagnose_lines(w, r, memory[0] if memory else None)
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, DiagnoseResult):
+            return str(tool)
+        first = result.causes[0].id if result.causes else "no cause found"
+        if result.ceiling_tokens_per_s is None:
+            return f"{result.symptom}: {first}"
+        return f"ceiling {result.ceiling_tokens_per_s} tokens/s ({result.verdict}); first cause: {first}"

@@ -1,0 +1,103 @@
+"""What one training job costs on rented GPUs: hours from the speed estimate x the hourly price.
+
+"The A10G Large is $0.0525/minute: how much will fine-tuning Llama-2-7B cost?", "租 4090 微调 Qwen2.5-7B 要花多少钱":
+the cost question of someone who rents for one job, not buy vs rent. First round: the training speed and hours
+(estimate_speed, for the dataset's tokens when given, else for 10 million tokens, about one epoch of an
+Alpaca-size instruction set). Second round: the job priced at the user's own hourly price and at the cheapest
+dated offers for the card (rent_providers with the hours), so every figure comes from a tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.workload import speed_args
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools.notes import money, render_all
+from tools.rent import RentResult
+from tools.speed import SpeedResult
+
+_PER_TOKENS = 10_000_000  # without a dataset size: the price of 10M training tokens (about one Alpaca epoch)
+
+
+def is_job_question(ctx: PlanContext) -> bool:
+    """A fine-tune on named GPUs with a price stated, a dataset to train on, or asked how long it takes: its cost
+    is the question."""
+    s, parsed = ctx.scenario, ctx.parsed
+    training = (s.mode or "inference") != "inference"
+    job = s.cloud_price or parsed.asks_time or s.dataset_tokens or s.dataset_samples  # a price, or a run to price
+    return training and ctx.has_model and bool(job) and parsed.buy_or_rent != "compare"
+
+
+def plan_job(ctx: PlanContext, owner: str, names: list[str]) -> None:
+    s, parsed = ctx.scenario, ctx.parsed
+    for gid in names[:2]:
+        count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
+        args = speed_args(s.model_copy(update={"gpu": gid, "num_gpus": count}))
+        if not any(k in args for k in ("training_tokens", "dataset_samples")):
+            args["training_tokens"] = _PER_TOKENS
+        ctx.add(owner, ToolName.ESTIMATE_SPEED, **args)
+    ctx.second_round.append(owner)
+
+
+def job_calls(plan: Plan, outcomes: list[Outcome], owner: str) -> list[ToolCall]:
+    """The job priced for its hours: at the user's price, and where the card rents cheapest."""
+    s = plan.scenario
+    calls = []
+    for o in outcomes:
+        r = o.result
+        if o.call.owner != owner or not isinstance(r, SpeedResult) or not r.time_to_train_hours:
+            continue
+        args: dict[str, Any] = {
+            "gpu": o.call.args["gpu"],
+            "num_gpus": r.num_gpus,
+            "currency": s.currency or "USD",
+            "hours": round(r.time_to_train_hours, 2),
+            "limit": 3,
+        }
+        if s.cloud_price:
+            args["price_per_gpu_hour"] = s.cloud_price
+        elif s.rent_provider:
+            args["provider"] = s.rent_provider  # "在 AutoDL 上租": that provider's price
+        calls.append(ToolCall(name=ToolName.RENT_PROVIDERS, args=args, owner=owner))
+    return calls
+
+
+def job_lines(w: Writer, turn: Turn, owner: str) -> None:
+    """Per card: the job's hours and cost at the first price (the user's, else the cheapest dated offer)."""
+    s = turn.plan.scenario
+    rents = {r.gpu: r for r in turn.own(owner, RentResult)}
+    for speed in turn.own(owner, SpeedResult):
+        rent = rents.get(speed.gpu)
+        first = rent.offers[0] if rent and rent.offers else None
+        if not speed.time_to_train_hours or first is None or first.job_cost is None or rent is None:
+            continue
+        cur = rent.currency
+        where = "" if first.yours else w.t("job_where", provider=first.provider, date=first.date)
+        fields: dict[str, Any] = {
+            "method": w.label("method", speed.method),
+            "model": speed.model,
+            "n": speed.num_gpus,
+            "gpu": speed.gpu,
+            "rate": money(first.price_per_hour, cur),
+            "where": where,
+            "tps": speed.training_tokens_per_s or 0,
+            "hours": speed.time_to_train_hours,
+            "cost": money(first.job_cost, cur),
+        }
+        per_tokens = not (s.dataset_tokens or s.dataset_samples)  # no dataset named: the 10M-token yardstick
+        w.say("job_cost_per_tokens" if per_tokens else "job_cost_run", **fields)
+        cheaper = [o for o in rent.offers if not o.yours and o.job_cost is not None and o.job_cost < first.job_cost]
+        if first.yours and cheaper:
+            o = cheaper[0]
+            w.say(
+                "job_cheaper",
+                provider=o.provider,
+                rate=money(o.price_per_hour, cur),
+                cost=money(o.job_cost or 0, cur),
+                date=o.date,
+            )
+        w.say("job_stop_tip")
+        w.bullets("assumptions_head", render_all(speed.assumptions, w.lang), limit=3)

@@ -1,0 +1,302 @@
+"""Where to rent: the cheapest dated offers for a card, for a model, or for a first 24 GB card, with what each
+provider bills and keeps, free tiers, how not to lose work, and from how many hours a month buying pays.
+
+"where can I rent an A100 cheaply", "求推荐租用 GPU 的网站", "租云 GPU 跑 Grok-1 有什么推荐", "which EC2 instance
+for dolphin-mixtral": rent_providers (tools/rent.py) over knowledge/data/prices.yaml and rental_providers.yaml.
+A card one can buy gets calculate_tco too, so the answer says when owning starts to pay (cost.verdict).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.cost import verdict as tco_verdict
+from assistant.capabilities.job_cost import is_job_question, job_calls, job_lines, plan_job
+from assistant.capabilities.workload import workload_args
+from assistant.scenario import Scenario
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools.notes import money, render_all
+from tools.rent import RentOffer, RentRequest, RentResult, best_rent_precision, provider_facts, rent_providers
+from tools.speed import SpeedResult
+from tools.tco import TcoResult, has_purchase_price
+from tools.vram import VramResult
+
+_FIRST_CARD_GIB = 20.0  # nothing named: a 24 GB-class card, what most people rent first (holds 32B at 4-bit)
+_SHOWN = 4  # offers listed under the lead
+_MONTH_HOURS = 730
+_CONTEXT = 8192  # a rented server's context when none is said: what rent_providers sizes for too
+
+
+def _model_label(vram: VramResult) -> str:
+    """The model as the answer names it, with its size ("Grok-1 (314B)"): the size is what decides the rental."""
+    from tools.errors import AdvisorError
+    from tools.models import resolve_model
+
+    try:
+        arch, _ = resolve_model(vram.model)
+        size = arch.official_params_b or vram.params_b
+    except AdvisorError:
+        size = vram.params_b
+    if re.search(r"\d+(?:\.\d+)?b(?![a-z])", vram.model, re.I):
+        return vram.model  # "Qwen2.5-7B" says its size already
+    return f"{vram.model} ({size:.0f}B)" if size >= 10 else f"{vram.model} ({size:.1f}B)"
+
+
+def _cheapest_card_for(s: Scenario) -> list[str]:
+    """The card of the cheapest dated rental that holds the scenario's training job (plan time: a pure function)."""
+    ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
+    found = rent_providers(
+        RentRequest(**ref, mode=s.mode or "lora", currency=s.currency or "USD", provider=s.rent_provider, limit=1)
+    )
+    if not found.offers:
+        return []
+    s.num_gpus = found.offers[0].num_gpus
+    return [found.offers[0].gpu_id]
+
+
+def _tco_args(s: Scenario, gid: str, count: int, currency: str) -> dict[str, Any]:
+    """Buy vs rent for the card: at the user's hours when they said them (24/7, "每天 4 小时")."""
+    args: dict[str, Any] = {"gpu": gid, "num_gpus": count, "currency": currency}
+    if s.utilization:
+        args["utilization"] = s.utilization
+    return args
+
+
+def _base_args(s: Scenario) -> dict[str, Any]:
+    """The currency, and a service's hours: kept up all month, the offers carry their monthly cost."""
+    args: dict[str, Any] = {"currency": s.currency or "USD"}
+    if s.serving or s.requests_per_day or (s.utilization or 0) >= 1:
+        args["hours"] = _MONTH_HOURS
+    return args
+
+
+class Rent(Capability):
+    intent = "rent_where"
+    owns = (ToolName.RENT_PROVIDERS,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {
+        ToolName.RENT_PROVIDERS: {"gpu": "gpu", "num_gpus": "num_gpus", "currency": "currency", "model": "model"}
+    }
+    guides_topic = "cloud GPU rental providers billing spot checkpoint storage"
+
+    def plan(self, ctx: PlanContext) -> None:
+        s, parsed = ctx.scenario, ctx.parsed
+        named = next((p for p in parsed.rent_providers if provider_facts()[p].kind != "free_tier"), None)
+        s.rent_provider = named or s.rent_provider
+        if parsed.hosted_all_month and s.utilization is None:
+            s.utilization = 1.0  # "the monthly cost to host it": a service is up every hour of the month
+        base, provider = _base_args(s), s.rent_provider
+        names = parsed.gpu_mentions or ([s.gpu] if s.gpu and not ctx.has_model else [])
+        if is_job_question(ctx) and not names:
+            names = _cheapest_card_for(s)  # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it
+        if names and is_job_question(ctx):
+            plan_job(ctx, self.intent, names)  # "租一张 4090 微调 Qwen2.5-7B 要花多少钱": the job, priced
+            return
+        if names:
+            for gid in names:
+                count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
+                self._add(ctx, base | {"gpu": gid, "num_gpus": count}, provider)
+                if has_purchase_price(gid, base["currency"]) and not provider:
+                    self._tco(ctx, gid, count)
+            return
+        ctx.second_round.append(self.intent)
+        if ctx.has_model:
+            # the model's memory first (at the format a rented server runs it in), then where that memory rents
+            job = workload_args(s)
+            if job["mode"] == "inference" and not s.context_tokens:
+                job["context_tokens"] = _CONTEXT  # a training job keeps the estimator's sequence length
+            cur = s.currency or "USD"
+            precision = s.precision or best_rent_precision(s.model, s.params_b, job["mode"], cur, s.rent_provider)
+            if precision:
+                job["precision"] = precision
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **job)
+            return
+        self._add(ctx, base | {"need_gib": _FIRST_CARD_GIB}, provider)  # then: when owning that card pays
+
+    def _add(self, ctx: PlanContext, args: dict[str, Any], provider: str | None) -> None:
+        if provider:
+            ctx.add(self.intent, ToolName.RENT_PROVIDERS, **args, provider=provider)
+            args = args | {"limit": 3}  # and the cheaper places elsewhere
+        ctx.add(self.intent, ToolName.RENT_PROVIDERS, **args)
+
+    def _tco(self, ctx: PlanContext, gid: str, count: int) -> None:
+        s = ctx.scenario
+        ctx.add(self.intent, ToolName.CALCULATE_TCO, **_tco_args(s, gid, count, s.currency or "USD"))
+
+    def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+        """Where the model's memory rents (after estimate_vram); for the first card listed when nothing was
+        named, the buy-vs-rent threshold."""
+        sized = [o for o in outcomes if o.call.owner == self.intent and isinstance(o.result, VramResult)]
+        if sized:
+            return self._after_memory(plan, sized[0])
+        jobs = job_calls(plan, outcomes, self.intent)
+        if jobs:
+            return jobs
+        for o in outcomes:
+            if o.call.owner == self.intent and isinstance(o.result, RentResult) and o.result.offers:
+                first = o.result.offers[0]
+                cur = o.result.currency
+                if has_purchase_price(first.gpu_id, cur):
+                    args = _tco_args(plan.scenario, first.gpu_id, first.num_gpus, cur)
+                    return [ToolCall(name=ToolName.CALCULATE_TCO, args=args, owner=self.intent)]
+        return []
+
+    def _after_memory(self, plan: Plan, sized: Outcome) -> list[ToolCall]:
+        vram = sized.result
+        assert isinstance(vram, VramResult)
+        s = plan.scenario
+        label = _model_label(vram)
+        args = _base_args(s) | {"need_gib": vram.total_gib, "model": label, "precision": vram.precision}
+        calls = []
+        if s.rent_provider:
+            calls.append(
+                ToolCall(name=ToolName.RENT_PROVIDERS, args=args | {"provider": s.rent_provider}, owner=self.intent)
+            )
+            args = args | {"limit": 3}
+        calls.append(ToolCall(name=ToolName.RENT_PROVIDERS, args=args, owner=self.intent))
+        # the card that leads (rent_providers is a pure function: ask it now) may be one people buy: from how
+        # many hours a month owning it pays
+        first = next(iter(rent_providers(RentRequest(**args)).offers), None)
+        if first is not None and not s.rent_provider and has_purchase_price(first.gpu_id, args["currency"]):
+            tco = _tco_args(s, first.gpu_id, first.num_gpus, args["currency"])
+            calls.append(ToolCall(name=ToolName.CALCULATE_TCO, args=tco, owner=self.intent))
+        return calls
+
+    def records(self, tool: ToolName) -> bool:
+        return tool == ToolName.RENT_PROVIDERS
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        if turn.own(self.intent, SpeedResult):
+            job_lines(w, turn, self.intent)  # a training job priced where it rents
+            return
+        results = turn.own(self.intent, RentResult)
+        filtered = [r for r in results if r.provider]
+        everywhere = [r for r in results if not r.provider]
+        tcos = turn.own(self.intent, TcoResult)
+        for r in filtered or everywhere:
+            rent_lines(w, r, tcos, turn.plan.scenario.utilization is not None)
+        if filtered and everywhere:
+            _elsewhere(w, everywhere[0], filtered[0])
+        lead = (filtered or everywhere or [None])[0]
+        for t in tcos:
+            if not (lead and _tco_for(lead, [t])):  # a card the lead did not state the threshold for
+                tco_verdict(w, t, hours_stated=False)
+        if results:
+            r = results[0]
+            w.bullets("rent_tips_head", render_all(r.tips, w.lang))
+            w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=3)
+            w.bullets("warnings_head", render_all(r.warnings, w.lang))
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, RentResult):
+            return str(tool)
+        first = (result.offers or result.alternatives or [None])[0]
+        if first is None:
+            return "no rental on record"
+        return f"{first.provider}: {first.num_gpus}x {first.gpu} {first.price_per_hour:g} {result.currency}/h"
+
+
+def _tco_for(r: RentResult, tcos: list[TcoResult]) -> TcoResult | None:
+    """The buy-vs-rent result for the card the rent list leads with, if one was computed."""
+    first = (r.offers or r.alternatives or [None])[0]
+    if first is None:
+        return None
+    return next((t for t in tcos if t.gpu == first.gpu and t.num_gpus == first.num_gpus), None)
+
+
+def _until(w: Writer, tco: TcoResult | None) -> str:
+    """The lead's condition: renting wins until the busy hours a month at which owning the card pays."""
+    od = next((o for o in tco.rent if o.kind == "on_demand"), None) if tco else None
+    if tco is None or od is None:
+        return ""
+    be = od.break_even_hours_per_month
+    if be is None or be > _MONTH_HOURS:
+        return w.t("rent_until_never")
+    return w.t("rent_until", hours=be, per_day=od.break_even_hours_per_day, upfront=money(tco.upfront, tco.currency))
+
+
+def rent_lines(w: Writer, r: RentResult, tcos: list[TcoResult] | None = None, hours_stated: bool = False) -> None:
+    """The cheapest offer leads (with its date and, for a card people buy, the hours from which owning pays),
+    then the next few, interruptible capacity and free tiers."""
+    offers = r.offers or r.alternatives
+    if not offers:
+        w.say("rent_none")
+        return
+    first = offers[0]
+    tco = _tco_for(r, tcos or [])
+    fields = _fields(w, first, r) | {"until": _until(w, tco)}
+    if tco is not None and hours_stated and tco.cheapest == "buy":
+        # "24/7 on a cloud GPU": at the user's own hours owning the card costs less; say so first
+        w.say(
+            "rent_lead_buy_wins",
+            hours=tco.busy_hours_per_month,
+            buy_monthly=money(tco.buy_monthly_equivalent, tco.currency),
+            months=tco.horizon_months,
+            **fields,
+        )
+    elif not r.offers:
+        w.say("rent_lead_alternative", asked=r.gpu, **fields)
+    elif r.provider and r.model and r.need_gib:
+        w.say("rent_lead_provider", need=r.need_gib, offering=first.offering, **fields)
+    elif r.gpu:
+        w.say("rent_lead_gpu", **fields)
+    elif r.model and r.need_gib:
+        w.say("rent_lead_need", need=r.need_gib, **fields)
+    else:
+        w.say("rent_lead_first_card", **fields)
+    lines = [w.t("rent_offer_line", **_fields(w, o, r)) for o in offers[1:_SHOWN]]
+    if r.spot:
+        lines.append(w.t("rent_spot_line", **_fields(w, r.spot, r)))
+    lines += [
+        w.t("rent_free_line", name=f.name, gpus=", ".join(f.gpus), limits=f.limits.get(w.lang) if f.limits else "")
+        for f in r.free_tiers
+    ]
+    if lines:
+        w.add("\n".join(lines))
+    facts = [
+        w.t("rent_fact_line", provider=o.provider, fact=o.storage.get(w.lang)) for o in _distinct(offers) if o.storage
+    ]
+    if facts:
+        w.add("\n".join(facts))
+
+
+def _distinct(offers: list[RentOffer]) -> list[RentOffer]:
+    return list({o.provider: o for o in reversed(offers[:_SHOWN])}.values())[::-1]
+
+
+def _fields(w: Writer, o: RentOffer, r: RentResult) -> dict[str, Any]:
+    cur = r.currency
+    billing = w.t("rent_billing", billing=w.label("billing", o.billing)) if o.billing else ""
+    extra = ""
+    if o.job_cost is not None and r.num_gpus and o.job_cost:
+        hours = o.job_cost / o.price_per_hour if o.price_per_hour else 0
+        key = "rent_monthly" if round(hours) == _MONTH_HOURS else "rent_job"
+        extra = w.t(key, cost=money(o.job_cost, cur), hours=hours)
+    listed = "" if o.listed_currency == cur else w.t("rent_listed", price=money(o.listed_price, o.listed_currency))
+    return {
+        "provider": o.provider,
+        "n": o.num_gpus,
+        "gpu": o.gpu,
+        "price": money(o.price_per_hour, cur),
+        "date": o.date,
+        "billing": billing,
+        "extra": extra,
+        "listed": listed,
+        "model": r.model or "",
+        "precision": w.label("format", r.precision) if r.precision else "",
+    }
+
+
+def _elsewhere(w: Writer, everywhere: RentResult, filtered: RentResult) -> None:
+    """A provider the user named (AWS) next to the cheaper places that rent the same memory."""
+    best = filtered.offers[0].price_per_hour if filtered.offers else None
+    cheaper = [
+        o for o in everywhere.offers if o.provider != filtered.provider and (best is None or o.price_per_hour < best)
+    ]
+    if cheaper:
+        items = [w.t("rent_elsewhere_item", **_fields(w, o, everywhere)) for o in cheaper[:3]]
+        w.say("rent_elsewhere", offers=("；" if w.lang == "zh" else "; ").join(items))

@@ -1,0 +1,142 @@
+"""Risk: what an expert says first about an old, memory-modified or multi-GPU card ("I just bought 10 P40s",
+"M40 or M60 for Ollama?", "P40 报错不支持半精度", "V100 能微调吗", "魔改 3080 20G 用到 12G 就崩").
+
+`assess_card` (tools/card_risk.py) gives the verdict for the job and the facts behind it; this module turns the
+question into its arguments, leads the answer with the verdict, then lists the facts, what to do on the card and
+better cards for the same money. On a card older than Volta it also sets the engine the rest of the answer
+assumes (llama.cpp), so the fit below it is sized for what actually runs there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.scenario import Scenario
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from assistant.understanding.risk import architecture_asked, risk_job, risky_gpus, stated_vram
+from tools.card_risk import CardRiskResult
+from tools.notes import render_all
+
+_MAX_FACTS = 9
+_LLAMA_CPP_BELOW = 7.0  # compute capability under which vLLM-class engines do not run: llama.cpp is the engine
+
+
+def _gpus(ctx: PlanContext) -> list[str]:
+    """The cards to assess: the risky ones the message names, else the conversation's card (a follow-up)."""
+    named = risky_gpus(ctx.parsed)
+    if named:
+        return named
+    return [ctx.scenario.gpu] if ctx.scenario.gpu else []
+
+
+def _args(ctx: PlanContext, gpus: list[str]) -> dict[str, Any]:
+    p, s = ctx.parsed, ctx.scenario
+    first = gpus[0]
+    count = p.gpu_counts.get(first) or (s.num_gpus if s.gpu == first else None) or 1
+    args: dict[str, Any] = {
+        "gpus": gpus,
+        "job": _job(ctx),
+        "num_gpus": count,
+        "owned": p.owns_hardware,
+        "currency": s.currency or "USD",
+    }
+    vram = stated_vram(p, first)
+    if vram:
+        args["stated_vram_gib"] = vram
+    if p.symptom:
+        args["failing"] = True  # "用到 12G 就卡死": the crash is what the card's trap explains
+    if architecture_asked(p):
+        args["architecture_asked"] = True
+    if s.model:
+        args["model"] = s.model
+    elif s.params_b:
+        args["params_b"] = s.params_b
+    return args
+
+
+def _job(ctx: PlanContext) -> str:
+    """The message's job, else the conversation's (a follow-up about the same cards keeps it)."""
+    job = risk_job(ctx.parsed)
+    if job == "inference" and ctx.scenario.mode in ("full", "lora", "qlora"):
+        return "training"
+    return job
+
+
+def _job_of(turn: Turn) -> str:
+    jobs = [r.job for r in turn.own("risk", CardRiskResult)]
+    return jobs[0] if jobs else risk_job(turn.parsed)
+
+
+def _old(gpu_id: str) -> bool:
+    from tools.catalog import catalog
+
+    spec = catalog().get(gpu_id)
+    cc = spec.compute_capability if spec is not None and spec.vendor == "nvidia" else None
+    try:
+        return cc is not None and float(cc) < _LLAMA_CPP_BELOW
+    except ValueError:
+        return False
+
+
+class Risk(Capability):
+    intent = "risk"
+    owns = (ToolName.ASSESS_CARD,)
+    render_phase = 0  # the card's trap leads; the intent is placed first, so it renders first
+    guides_topic = "old GPUs Pascal Maxwell P40 FP16 tensor cores used cards modified memory buying pitfalls"
+
+    def plan(self, ctx: PlanContext) -> None:
+        gpus = _gpus(ctx)
+        if not gpus:
+            ctx.intents = [i for i in ctx.intents if i != self.intent]
+            return
+        args = _args(ctx, gpus)
+        s = ctx.scenario
+        if args["job"] != "training" and _old(gpus[0]) and not s.engine:
+            s.engine = "llama.cpp"  # what runs on a card older than Volta: the fit below assumes it
+        ctx.add(self.intent, ToolName.ASSESS_CARD, **args)
+        if args["job"] == "training" and not ctx.has_model and "capacity" not in ctx.intents:
+            # "能支持下 v100 做 finetune 么": no model named, so what the cards can fine-tune is the sizing
+            ctx.intents.append("capacity")
+            ctx.delegate("capacity")
+
+    def phase(self, turn: Turn) -> int:
+        """First, unless a comparison the user asked for leads ("P40 vs 3060": the pick, then the P40's traps with
+        the card facts), or the message sizes a model it names to run ("GPT-OSS 120B on 4x MI50 16GB with vLLM?":
+        whether it fits leads, how to run it on these cards follows). It still plans first: the engine it sets is
+        the one the fit below assumes."""
+        intents, p = turn.plan.intents, turn.parsed
+        if "compare" in intents and self.intent in intents and intents.index("compare") < intents.index(self.intent):
+            return 2
+        sizing = {"fit", "memory", "speed"} & set(intents)
+        if sizing and (p.model or p.params_b) and _job_of(turn) != "training":
+            return 1
+        return self.render_phase
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        for r in turn.own(self.intent, CardRiskResult):
+            risk_lines(w, r)
+
+    def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
+        gpus = args.get("gpus") or []
+        if gpus and not scenario.gpu:
+            scenario.gpu = str(gpus[0])
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, CardRiskResult):
+            return str(tool)
+        cards = ", ".join(c.gpu for c in result.cards)
+        return f"{cards}: {result.risk} ({result.job})"
+
+
+def risk_lines(w: Writer, r: CardRiskResult) -> None:
+    """The verdict, the facts that decide it, what to do on the card, better cards for the money."""
+    if r.lead is None:
+        return
+    w.add(r.lead.render(w.lang))
+    w.bullets("risk_facts_head", render_all(r.facts, w.lang), limit=_MAX_FACTS)
+    w.bullets("risk_instead_head", render_all(r.instead, w.lang), limit=3)
+    w.bullets("risk_alternatives_head", render_all(r.alternatives, w.lang), limit=3)

@@ -1,0 +1,199 @@
+"""Support: will an engine, kernel, library or feature run on a GPU ("vLLM 能在 P40 上跑吗", "FP8 on a 3090?").
+
+The verdict leads (yes / no / with a caveat) with the requirement and where the card stands, then what to use
+instead, then the caveats and the dated sources: check_support's notes, rendered in the user's language. With a
+GPU and no engine named ("gfx906 not supported"), the usual engines for the card's vendor are checked in one list.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.scenario import Scenario
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
+from tools.notes import render_all
+from tools.support import SupportResult, SupportSource
+
+_MAX_SUBJECTS = 3
+_MAX_GPUS = 4
+_MAX_SOURCES = 6
+
+
+def _subjects(parsed: ParsedQuery, scenario: Scenario) -> list[str]:
+    """The engines and features asked about: a feature that is only the format the engine runs ("vLLM FP8 on a
+    3090") is checked with the engine, not on its own."""
+    named = list(parsed.support_subjects)
+    if len(named) > 1 and parsed.precision:
+        named = [s for s in named if s != parsed.precision] or named
+    if named:
+        return named[:_MAX_SUBJECTS]
+    return [scenario.support_subject] if scenario.support_subject else []
+
+
+def _gpus(parsed: ParsedQuery, scenario: Scenario) -> list[str]:
+    gpus = parsed.support_targets or parsed.gpu_mentions or ([scenario.gpu] if scenario.gpu else [])
+    if parsed.owns_hardware and parsed.gpu and gpus and parsed.gpu != gpus[0]:
+        # "others boast 4090s ... my paltry 6700xt": the user's own card is the one to check first
+        gpus = [parsed.gpu, *(g for g in gpus if g != parsed.gpu)]
+    return gpus[:_MAX_GPUS]
+
+
+def _precision(parsed: ParsedQuery) -> str | None:
+    """The weight format the user named (not the GGUF default the engine's name implies)."""
+    if parsed.precision and not getattr(parsed, "precision_from_engine", False):
+        return parsed.precision
+    return parsed.model_precision
+
+
+def _overview(gpu: str) -> list[str]:
+    from tools.errors import AdvisorError
+    from tools.support import overview_subjects, resolve_target
+
+    try:
+        target, _ = resolve_target(gpu)
+    except AdvisorError:
+        return []
+    return overview_subjects(target.vendor)
+
+
+def _relevant(subject: str, gpus: list[str]) -> list[str]:
+    """A platform asked about among several cards is checked on its own vendor's ("MI300X vs H100: how mature is
+    ROCm?" is about the MI300X); asked about one card, or none of its vendor, every card is checked."""
+    from tools.errors import AdvisorError
+    from tools.support import platform_vendor, resolve_target
+
+    vendor = platform_vendor(subject)
+    if vendor is None or len(gpus) < 2:
+        return gpus
+    mine = []
+    for gpu in gpus:
+        try:
+            if resolve_target(gpu)[0].vendor == vendor:
+                mine.append(gpu)
+        except AdvisorError:
+            continue
+    return mine or gpus
+
+
+def _why(w: Writer, r: SupportResult) -> list[str]:
+    return render_all(r.why, w.lang)
+
+
+def result_lines(w: Writer, r: SupportResult) -> None:
+    """One verdict in full: the verdict with its first reason, the other reasons and the card, what instead."""
+    why = _why(w, r)
+    w.say(f"support_verdict_{r.verdict}", why=why[0] if why else "")
+    rest = [*why[1:], *render_all([r.card], w.lang)]
+    if rest:
+        w.add("\n".join(f"- {line}" for line in rest))
+    head = "support_instead_head" if r.verdict != "yes" else "support_alternatives_head"
+    w.bullets(head, render_all(r.instead, w.lang), limit=4)
+
+
+def overview_lines(w: Writer, results: list[SupportResult], also: list[str] | None = None) -> None:
+    """Several engines on one card: one line each, verdict first (`also`: other cards named with the same target,
+    "RX9070/9070XT", checked with it)."""
+    w.say("support_overview_head", gpu=" / ".join([results[0].gpu, *(also or [])]))
+    lines = []
+    for r in results:
+        why = _why(w, r)
+        verdict = w.label("support_word", r.verdict)
+        lines.append(w.t("support_overview_line", subject=r.engine_name, verdict=verdict, why=why[0] if why else ""))
+    w.add("\n".join(f"- {line}" for line in lines))
+    instead = dict.fromkeys(t for r in results if r.verdict != "yes" for t in render_all(r.instead, w.lang))
+    w.bullets("support_instead_head", list(instead))
+
+
+def trailer_lines(w: Writer, results: list[SupportResult]) -> None:
+    """Caveats, assumptions and the dated sources, once for all the verdicts."""
+    warnings = list(dict.fromkeys(t for r in results for t in render_all(r.warnings, w.lang)))
+    assumptions = list(dict.fromkeys(t for r in results for t in render_all(r.assumptions, w.lang)))
+    w.bullets("warnings_head", warnings, limit=4)
+    w.bullets("assumptions_head", assumptions, limit=4)
+    sources: dict[str, SupportSource] = {s.id: s for r in results for s in r.sources}
+    lines = [w.t("support_source_line", url=s.url, date=s.date) for s in list(sources.values())[:_MAX_SOURCES]]
+    if lines:
+        w.add(w.t("support_sources_head", as_of=results[0].as_of) + "\n" + "\n".join(f"- {line}" for line in lines))
+
+
+def support_lines(
+    w: Writer, results: list[SupportResult], overview: bool = False, also: list[str] | None = None
+) -> None:
+    if overview and len(results) > 1:
+        overview_lines(w, results, also)
+    else:
+        for r in results:
+            result_lines(w, r)
+    trailer_lines(w, results)
+
+
+def _same_target(turn: Turn, first: SupportResult) -> list[str]:
+    """Other cards the message names that share the checked card's target ("RX9070/9070XT": both gfx1201)."""
+    from tools.errors import AdvisorError
+    from tools.support import resolve_target
+
+    out: list[str] = []
+    for name in turn.parsed.support_targets:
+        try:
+            target, _ = resolve_target(name)
+        except AdvisorError:
+            continue
+        if target.target == (first.gfx_target or first.compute_capability) and target.name not in (first.gpu, *out):
+            out.append(target.name)
+    return out
+
+
+class Support(Capability):
+    intent = "support"
+    owns = (ToolName.CHECK_SUPPORT,)
+    scenario_fields: ClassVar[dict[ToolName, dict[str, str]]] = {ToolName.CHECK_SUPPORT: {"engine": "support_subject"}}
+    cites_guides = False  # its facts carry their own dated sources
+    render_phase = 0  # the verdict leads the answer (see `phase`)
+
+    def plan(self, ctx: PlanContext) -> None:
+        gpus = _gpus(ctx.parsed, ctx.scenario)
+        if not gpus:
+            ctx.need("need_gpu")
+            return
+        subjects = _subjects(ctx.parsed, ctx.scenario)
+        precision = _precision(ctx.parsed)
+        if subjects:
+            for subject in subjects:
+                for gpu in _relevant(subject, gpus):
+                    args = {"engine": subject, "gpu": gpu, **({"precision": precision} if precision else {})}
+                    ctx.add(self.intent, ToolName.CHECK_SUPPORT, **args)
+            return
+        for subject in _overview(gpus[0]):  # "gfx906 not supported": what runs on it
+            ctx.add(self.intent, ToolName.CHECK_SUPPORT, engine=subject, gpu=gpus[0])
+
+    def phase(self, turn: Turn) -> int:
+        """First when support is the question asked; beside another question ("MI300X or H100? How mature is
+        ROCm?") it follows that answer, with the card facts."""
+        return 0 if turn.plan.intents[:1] == [self.intent] else 2
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        results = turn.own(self.intent, SupportResult)
+        if results:
+            overview = not turn.parsed.support_subjects and len({r.engine for r in results}) > 1
+            support_lines(w, results, overview=overview, also=_same_target(turn, results[0]) if overview else None)
+
+    def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
+        from tools.catalog import catalog
+
+        if args.get("engine"):
+            scenario.support_subject = str(args["engine"])
+        if args.get("gpu") in catalog():
+            scenario.gpu = str(args["gpu"])  # a family or a bare target ("gfx906") is no card to size on
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if not isinstance(result, SupportResult):
+            return str(tool)
+        from assistant.strings import label, text
+
+        verdict = label("support_word", result.verdict, lang)
+        return text("support_summary", lang, subject=result.engine_name, gpu=result.gpu, verdict=verdict)

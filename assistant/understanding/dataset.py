@@ -1,0 +1,130 @@
+"""A training run's data and algorithm: how many samples, how long each is, how many epochs, a token count, whether
+the question asks how long it takes, and a reinforcement-learning algorithm (GRPO / PPO / DPO) named.
+
+Hours to train come from tokens, not samples ("1 million samples ... 5-6 hundred tokens each"): the planner hands
+these to estimate_speed, which multiplies them out and says what it assumed."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.numbers import _number
+from assistant.understanding.patterns import _NUM, _c, _rx
+from assistant.understanding.text import _State
+
+_MAX_SAMPLES = 10_000_000_000
+_MIN_DATASET_TOKENS = 1e6  # "10万 tokens" alone is more likely a context length than a dataset
+_CONTEXT_WORDS = "上下文|context|ctx|窗口|序列|长度|window|prompt|输入"  # after the count: "10万 tokens 上下文"
+_MAX_SAMPLE_TOKENS = 1_000_000
+_RATE_BEFORE = re.compile(r"(?:每月|每天|每日|每周|每小时|per\s+(?:day|month|week|hour)|monthly|daily)\W{0,6}$", re.I)
+_MAX_TOKENS = 1e16
+
+
+@cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    lex = _lex()
+    d = lex.raw["dataset"]
+    num = f"(?:{_NUM}|{lex.cn_amount})"
+    scale = f"(?P<u>{d['scale']})"
+    tok = f"(?:{d['token_words']})"
+    per = r"(?:is|of|=|:|：|约|大概|大约|about|around|roughly|probably|approximately|~|≈)?\s*"
+    sample_count = rf"(?P<v>{num})\s*{scale}?\s*\+?\s*(?:{d['sample_words']})"
+    return {
+        "samples": _c(sample_count),
+        "samples_lead": _c(rf"(?:{d['sample_lead']})(?P<v>{num})\s*{scale}?(?![\d.])(?!\s*(?:{tok}|GB|G\b|MB|TB|%))"),
+        "per_sample": _c(
+            rf"(?:{d['per_sample_before']})\s*{per}(?P<a>{_NUM})\s*(?:-|–|~|to|到)?\s*(?P<b>{_NUM})?\s*"
+            rf"(?P<u>hundred|thousand|k|百|千)?\s*{tok}"
+        ),
+        "per_sample_after": _c(
+            rf"(?P<a>{_NUM})\s*(?:-|–|~|to|到)?\s*(?P<b>{_NUM})?\s*(?P<u>k|千)?(?:{d['per_sample_after']})"
+        ),
+        "tokens": _c(
+            rf"(?P<v>{_NUM})\s*(?P<u>k|m|b|million|billion|万|亿)\s*(?:{tok})(?![a-z])(?!\s*(?:/|每|per\b|an?\s+(?:day|month|week|hour)))"
+            rf"(?!\s*(?:的\s*)?(?:{_CONTEXT_WORDS}))"
+        ),
+        "epochs": _c(d["epochs"]),
+        "quoted_memory": _c(d["quoted_memory"]),
+        "asks_time": _rx(d["asks_time"]),
+        **{f"rl_{name}": _rx(words) for name, words in d["rl"].items()},
+    }
+
+
+def _scaled(value: float | None, unit: str | None) -> float | None:
+    if value is None:
+        return None
+    scales = _lex().raw["dataset"]["scales"]
+    return value * float(scales.get((unit or "").lower(), scales.get(unit or "", 1)))
+
+
+def _sample_tokens(m: re.Match[str]) -> int | None:
+    """Tokens per sample; a range ("5-6 hundred", "500~600") is its middle."""
+    a, b = _number(m.group("a")), _number(m.group("b"))
+    if a is None:
+        return None
+    unit = (m.group("u") or "").lower()
+    mid = (a + b) / 2 if b is not None and b > a else a
+    value = _scaled(mid, unit) if unit else mid
+    return int(value) if value and 8 <= value <= _MAX_SAMPLE_TOKENS else None
+
+
+@cache
+def _context_before() -> re.Pattern[str]:
+    ctx = _lex().raw["context"]
+    return _c(f"(?:{ctx['words']})\\s*(?:(?:{ctx['glue']})\\s*)?$")
+
+
+def _dataset(st: _State) -> None:
+    """Samples, tokens per sample, a dataset token count, epochs, 'how long', an RL algorithm; spans masked."""
+    rx, q = _patterns(), st.q
+    for name in ("per_sample", "per_sample_after"):
+        m = rx[name].search(st.t.view)
+        if m and q.sample_tokens is None:
+            q.sample_tokens = _sample_tokens(m)
+            if q.sample_tokens:
+                st.t.take(m.start(), m.end())
+    for name in ("samples", "samples_lead"):
+        m = rx[name].search(st.t.view)
+        if m and q.dataset_samples is None:
+            value = _scaled(_number(m.group("v")), m.group("u"))
+            if value and 1 <= value <= _MAX_SAMPLES:
+                q.dataset_samples = int(value)
+                st.t.take(m.start(), m.end())
+    m = rx["tokens"].search(st.t.view)
+    before = st.t.view[max(0, m.start() - 24) : m.start()] if m else ""
+    if m and (_context_before().search(before) or _RATE_BEFORE.search(before)):
+        m = None  # "a context window of 128k tokens", "每月 1 亿 tokens": a context length or a usage rate
+    if m:
+        value = _scaled(_number(m.group("v")), m.group("u"))
+        if value and _MIN_DATASET_TOKENS <= value <= _MAX_TOKENS:
+            q.dataset_tokens = value
+            st.t.take(m.start(), m.end())
+    m = rx["epochs"].search(st.t.view)
+    if m:
+        words = {"a single": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "ten": 10.0}
+        value = words.get(m.group("v").lower()) or _number(m.group("v"))
+        if value and 0 < value <= 1000:
+            q.epochs = value
+            st.t.take(m.start(), m.end())
+    _quoted_memory(st)
+    q.asks_time = bool(rx["asks_time"].search(st.t.text))
+    q.rl = next((name for name in ("grpo", "ppo", "dpo", "rl") if rx[f"rl_{name}"].search(st.t.text)), None)
+
+
+def _quoted_memory(st: _State) -> None:
+    """Memory figures quoted for a training job ("requires 300 GB", "around 500 GB or more", "只需要43GB"), in GiB
+    as written (a GPU's "GB" is the binary unit): the answer confirms or corrects each."""
+    lex = _lex()
+    training = any(lex.rx[f"mode_{m}"].search(st.t.text) for m in ("fine_tune", "full", "lora", "qlora", "pretrain"))
+    if not training:
+        return
+    for m in _patterns()["quoted_memory"].finditer(st.t.view):
+        value = _number(m.group("v"))
+        if value is None:
+            continue
+        gib = value * (1024 if m.group("u").upper().startswith("T") else 1)
+        if 1 <= gib <= 100_000:
+            st.q.quoted_memory_gib.append(gib)
+            st.t.take(m.start("v"), m.end())

@@ -1,0 +1,89 @@
+"""The user's own machine: whether the GPUs named are theirs already, system RAM, and the CPU platform.
+
+"我只有一张 3090" and "I have 8x A10G" make the named GPUs the question (sized on exactly them, never "buy 8");
+"64G 内存", "256GD4", "DDR4 内存管够" and the CPU ("双路至强", "EPYC", "i9") give the RAM and its bandwidth for
+CPU offload (tools/offload.py). Wording lives in lexicon.yaml `machine`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.numbers import _in_range, _number
+from assistant.understanding.patterns import _c, _langs, _rx
+from assistant.understanding.text import _State
+
+
+@cache
+def _patterns() -> dict[str, object]:
+    raw = _lex().raw["machine"]
+    return {
+        "owns": _rx(_langs(raw["owns"])),
+        "ram": [_c(p) for p in raw["ram"]],
+        "ram_type": _c(raw["ram_type"]),
+        "ram_plenty": _rx(raw["ram_plenty"]),
+        "machines": [(name, _rx(words)) for name, words in raw["machines"].items()],
+        "minimum": _rx(_langs(_lex().raw["asks_minimum"])),
+    }
+
+
+def _machine(st: _State) -> None:
+    """RAM size and type, the CPU platform, and whether the GPUs named are the user's own."""
+    p, q, text = _patterns(), st.q, st.t.text
+    for rx in p["ram"]:  # type: ignore[attr-defined]  # every RAM figure: "64 or 128 ... I can order up to 192GB"
+        q.ram_mentions += [v for m in rx.finditer(st.t.view) if (v := _in_range(_number(m.group("v")), 1, 65536))]
+    for rx in p["ram"]:  # type: ignore[attr-defined]
+        m = rx.search(st.t.view)
+        if m and _in_range(_number(m.group("v")), 1, 65536):
+            q.ram_gib = _number(m.group("v"))
+            st.t.take(m.start(), m.end())
+            break
+    m = p["ram_type"].search(text)  # type: ignore[attr-defined]
+    if m:
+        gen = m.group("gen") or m.group("gen2")
+        q.ram_type = f"ddr{gen}-{m.group('speed')}" if m.group("speed") else f"ddr{gen}"
+    q.ram_plenty = bool(p["ram_plenty"].search(text))  # type: ignore[attr-defined]
+    q.asks_minimum = bool(p["minimum"].search(text))  # type: ignore[attr-defined]
+    q.machine = next((name for name, rx in p["machines"] if rx.search(text)), None)  # type: ignore[attr-defined]
+    if q.machine == "old_server" and q.ram_type and q.ram_type.startswith("ddr5"):
+        q.machine = "server"  # a Xeon with DDR5 is a current one (Sapphire Rapids and later)
+    if q.machine in ("server", "server_2s") and q.ram_type and q.ram_type.startswith("ddr4"):
+        # a server with DDR4 is an older generation: two Xeon Scalable sockets (6 channels each), or one EPYC
+        # 7002/7003 (8 channels), not today's 12-channel DDR5 parts
+        q.machine = "old_server" if q.machine == "server_2s" else "server_ddr4"
+    _offload_engine(st)
+    # a machine described (its RAM, its CPU) next to the card is the user's own machine
+    described = q.ram_gib is not None or q.machine is not None
+    q.owns_hardware = bool(st.gpus) and (described or bool(p["owns"].search(_without_names(st))))  # type: ignore[attr-defined]
+
+
+def _without_names(st: _State) -> str:
+    """The text with GPU spans blanked, so "My" inside a name never reads as ownership."""
+    chars = list(st.t.text)
+    for g in st.gpus:
+        chars[g.start : g.end] = " " * (g.end - g.start)
+    return re.sub(r"\s+", " ", "".join(chars))
+
+
+def _offload_engine(st: _State) -> None:
+    """ "ktransformers": an engine that runs a model from RAM by design (system_memory.yaml offload_engines); with
+    no model named, the model its tutorials run."""
+    from tools.offload import memory_table
+
+    q, text = st.q, st.t.text.lower()
+    engines = memory_table().get("offload_engines", {})
+    q.offload_engine = next((name for name in engines if name in text), None)
+
+
+def engine_default_model(st: _State) -> None:
+    """No model, no size, no family named, and an offload engine named: the model its tutorials run. Called after
+    every model and size reader (understanding/models.py), so "distill的70B" is never replaced by it."""
+    from tools.offload import memory_table
+
+    q = st.q
+    if q.offload_engine and not (q.model or q.params_b is not None or q.unknown_model or q.model_family):
+        q.model = memory_table()["offload_engines"][q.offload_engine]["model"]
+        q.model_how = "engine_default"
+        q.models_mentioned = [q.model]

@@ -1,0 +1,110 @@
+"""Cards an expert warns about before answering anything else: old generations (Kepler to Pascal; Volta and
+Turing when the job needs BF16 or FlashAttention-2), memory-modified cards, several GPUs on one board.
+
+"I just bought 10 P40s", "M40 or M60 for Ollama?", "P40 报错不支持半精度", "v100 能微调吗（flash attn）",
+"RTX 3080 20G（魔改版）用到 12G 就崩": the `risk` intent leads, and the other question types follow it.
+Which cards qualify is tools.card_risk's rule, over the catalog and knowledge/data/card_risks.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.machine import _patterns as _machine_patterns
+from assistant.understanding.patterns import _rx
+from assistant.understanding.query import ParsedQuery
+from assistant.understanding.text import _State
+
+_ARCH_SUBJECTS = ("bf16", "flash_attention_2", "flash_attention_3")
+_LEADS = -5  # before every keyword-placed intent: the card's trap is said first
+_SIZING = ("fit", "memory", "speed", "compare", "capacity")
+# Question types a card's trap replaces: its spec sheet (the assessment states the facts that matter), a TCO for
+# "a few at a super cheap price", and a diagnosis of a crash a modified card explains.
+_REPLACED = ("gpu_info", "cost")
+
+
+def risk_job(q: ParsedQuery) -> str:
+    """What the user wants of the card: training, buying it, or running models on it."""
+    if q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified or q.pretrain:
+        return "training"
+    if (q.buy_or_rent == "buy" or q.used_market) and not q.owns_hardware:
+        return "buy"  # "a used P40 worth it?", "before buying a few M10s"
+    return "inference"
+
+
+def architecture_asked(q: ParsedQuery) -> bool:
+    """BF16 / FlashAttention named, or an architecture family quoted ("文档里写要 Ampere 或者 Hopper")."""
+    if any(s in _ARCH_SUBJECTS for s in q.support_subjects) or any(t.startswith("family-") for t in q.support_targets):
+        return True
+    return bool(_architecture_words().search(q.text))
+
+
+@cache
+def _architecture_words() -> re.Pattern[str]:
+    return _rx(_lex().raw["risk"]["architecture_words"])
+
+
+def stated_vram(q: ParsedQuery, gpu: str) -> float | None:
+    """Memory the user says a modified card has ("RTX 3080 20G（魔改版）"): only with a word that says it is modified;
+    a size alone is a claim to check ("the 4090 has 48GB, right?") or another memory ("64G DDR4")."""
+    if not _modded_words().search(q.text):
+        return None
+    return next((float(c.asserted) for c in q.claims if c.topic == "vram" and c.gpu == gpu), None)  # type: ignore[arg-type]
+
+
+@cache
+def _modded_words() -> re.Pattern[str]:
+    return _rx(_lex().raw["risk"]["modded_words"])
+
+
+def risky_gpus(q: ParsedQuery) -> list[str]:
+    """The cards named that an expert would warn about for this job."""
+    from tools.card_risk import risky
+
+    job = risk_job(q)
+    arch = architecture_asked(q)
+    return [g for g in q.gpu_mentions if risky(g, job, arch, stated_vram(q, g))]  # type: ignore[arg-type]
+
+
+def _leads(q: ParsedQuery, out: dict[str, int], pos: dict[str, int]) -> bool:
+    """The card's trap leads, except after a direct support question about running on a card nobody is buying
+    ("vLLM 能在 P40 上跑吗", "V100 能用 FlashAttention-2 吗": the engine's verdict answers it; the trap follows), or
+    after a choice between cards of which only some are traps ("P40 vs 3060": the comparison's pick answers it;
+    "M40 or M60?": both are traps, so the trap is the answer)."""
+    if "diagnose" in out:
+        return False  # a problem measured on the user's own run: the diagnosis leads, the card's trap follows
+    if "support" in out and risk_job(q) == "inference":
+        return False
+    chosen = "compare" in out and ("compare_strong" in pos or "compare_choice" in pos)
+    if chosen and len(risky_gpus(q)) < len(q.gpu_mentions):
+        return False
+    # a memory mod the catalog lists ("modded 4090 48GB: will it run 70B?"): the sizing asked leads, its caveats follow
+    return not (all(_listed_mod(g) for g in risky_gpus(q)) and set(out) & set(_SIZING))
+
+
+def _listed_mod(gpu_id: str) -> bool:
+    from tools.catalog import catalog
+
+    spec = catalog().get(gpu_id)
+    return bool(spec and spec.unofficial)
+
+
+def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
+    """Add `risk` first when a card named is one to warn about; it replaces the spec sheet and a TCO."""
+    q = st.q
+    if q.num_gpus and not q.gpu_mentions and _machine_patterns()["owns"].search(st.t.text):  # type: ignore[attr-defined]
+        q.owns_hardware = True  # "I just bought 10 gpus": the cards of the conversation are the user's
+    if "catalog" in out or not q.gpu_mentions or not risky_gpus(q):
+        return
+    out["risk"] = _LEADS if _leads(q, out, pos) else max(out.values(), default=0) + 1
+    costed = q.buy_or_rent in ("rent", "compare") or q.electricity_price or q.cloud_price_per_hour
+    for name in _REPLACED:
+        if name == "cost" and costed:
+            continue
+        if name == "gpu_info" and (q.asks or any(c.topic != "vram" for c in q.claims)):
+            continue
+        out.pop(name, None)
+    if any(stated_vram(q, g) for g in q.gpu_mentions):
+        out.pop("diagnose", None)  # a crash past the stock memory of a modified card: the card explains it

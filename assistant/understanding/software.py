@@ -1,0 +1,130 @@
+"""Software named in a message, and the GPUs a "will X run on Y" question is about.
+
+Engines, libraries, kernels, hardware features and GPU platforms ("vLLM", "llama.cpp", "FlashAttention-2", "bnb",
+"BF16", "ROCm") become `support_subjects`: ids of knowledge/data/support.yaml, read through tools.support so every
+id is one check_support accepts. Engine and library names are masked, so "llama.cpp" is never read as the model "llama";
+feature names (BF16, FP8) stay readable as precisions. `support_targets` adds the GPUs the catalog lacks and the
+ways people name a target instead of a card ("RX 6700 XT", "RTX 40 series", "gfx906", "sm_61", "M2 Pro") to the GPU
+spans already read. The intent rule (`support_intent`) decides when such a message asks whether software runs.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from assistant.understanding.patterns import _c
+from assistant.understanding.text import _State
+from tools.catalog import catalog
+from tools.support import subject_patterns, target_aliases, target_patterns
+
+_GUARD_BEFORE, _GUARD_AFTER = r"(?<![a-z0-9])", r"(?![a-z0-9])"
+_MAX_TARGETS = 8
+
+
+@cache
+def _subject_rx() -> list[tuple[str, str, re.Pattern[str]]]:
+    return [(sid, kind, _c(f"{_GUARD_BEFORE}(?:{pattern}){_GUARD_AFTER}")) for sid, kind, pattern in subject_patterns()]
+
+
+@cache
+def _target_rx() -> list[tuple[str, re.Pattern[str]]]:
+    """(kind, pattern): the support table's cards and families (longest names first), then targets named directly
+    (gfx906, sm_61, compute capability 6.1) and Apple M-chips."""
+    out = []
+    for kind, family in (("card", False), ("family", True)):
+        aliases = sorted({a for a, _, fam in target_aliases() if fam == family}, key=len, reverse=True)
+        words = "|".join(re.escape(a).replace(r"\ ", r"\s*") for a in aliases)
+        out.append((kind, _c(f"{_GUARD_BEFORE}(?:{words}){_GUARD_AFTER}")))
+    pats = target_patterns()
+    return [*out, *(("arch", _c(pats[k])) for k in ("gfx", "sm", "cc")), ("apple", _c(pats["apple"]))]
+
+
+def _software(st: _State) -> None:
+    """Engines, libraries, kernels, features and platforms named, first named first; engine names are masked."""
+    view = st.t.view
+    hits: list[tuple[int, int, str, str]] = []
+    for sid, kind, rx in _subject_rx():
+        hits += [(m.start(), m.end(), sid, kind) for m in rx.finditer(view)]
+    hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
+    taken: list[tuple[int, int, str, str]] = []
+    for hit in hits:
+        if not any(hit[0] < t[1] and t[0] < hit[1] for t in taken):
+            taken.append(hit)
+    for start, end, _, kind in taken:
+        if kind != "feature":  # "FP8" stays a precision to run in; "llama.cpp" must not become a model
+            st.t.take(start, end)
+    st.q.support_subjects = list(dict.fromkeys(sid for _, _, sid, _ in taken))
+
+
+def _target_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, text, kind) of every target the support table names, first found first."""
+    spans: list[tuple[int, int, str, str]] = []
+    for kind, rx in _target_rx():
+        for m in rx.finditer(text):
+            if m.group(0).strip() and not any(m.start() < e and s < m.end() for s, e, _, _ in spans):
+                spans.append((m.start(), m.end(), m.group(0).strip(), kind))
+    return sorted(spans)
+
+
+def _support_targets(st: _State) -> None:
+    """The GPUs to check support on: the GPU spans read, with the support table's own names taking over a span
+    they cover ("RX 6700 XT", "M2 Pro") or filling one the catalog could not read ("M60"). A family or a bare
+    target ("Pascal", "gfx906") counts only when no card is named: "Pascal 的 P40" is about the P40."""
+    items: list[tuple[int, int, str | None]] = [(g.start, g.end, g.value) for g in st.gpus]
+    named_card = any(g.value for g in st.gpus)
+    replaced: list[str] = []
+    for start, end, text, kind in _target_spans(st.t.text):
+        inside = [g for g in st.gpus if g.start < end and start < g.end]
+        if kind in ("family", "arch") and named_card and not inside:
+            continue
+        if any(
+            g.value in catalog() and start >= g.start and end <= g.end and end - start < g.end - g.start for g in inside
+        ):
+            continue  # "Ada" inside "RTX 6000 Ada" is the card's name, not the family
+        covered = {(g.start, g.end) for g in inside}
+        replaced += [g.text for g in inside if not g.value]
+        items = [i for i in items if (i[0], i[1]) not in covered] + [(start, end, text)]
+    st.q.support_targets = list(dict.fromkeys(v for _, _, v in sorted(items) if v))[:_MAX_TARGETS]
+    if st.q.support_subjects and st.q.unknown_gpu in replaced:
+        st.q.unknown_gpu, st.q.gpu_suggestions = None, []  # "M60" is a card the support table knows
+
+
+def _support_subjects(st: _State) -> None:
+    """A feature asked about a named card ("4090 支持 BF16 吗") is the card's fact, and formats weighed against each
+    other ("FP8 vs BF16", "fp8 or awq") are a comparison: neither is a support question about the feature."""
+    q = st.q
+    asked = set(q.asks) | {c.topic for c in q.claims}
+    weighed = len(st.precisions_found) >= 2
+    features = {sid for sid, kind, _ in _subject_rx() if kind == "feature"}
+    q.support_subjects = [e for e in q.support_subjects if e not in asked and not (weighed and e in features)]
+
+
+def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
+    """support: software or a feature named with a GPU ("vLLM 能在 P40 上跑吗", "FP8 on a 3090?"), or a support word
+    with a target the support table names ("gfx906 not supported", "Does it support RTX 40 series?"). With a model
+    named, or numbers quoted, only a support word makes it one ("Llama 70B in FP8 on 8x H100" sizes a job)."""
+    q = st.q
+    strong = pos.get("support_strong")
+    if not (q.support_targets or has_gpu):
+        return
+    if not q.support_subjects and (strong is None or not _names_a_target(st)):
+        return
+    if strong is None and (has_model or q.quoted_tflops or q.quoted_gbs or q.claims):
+        return  # "serve Llama-3.1-8B with vLLM on 2x 4090, how fast?": the engine is context, not the question
+    others = [k for k in out if k not in ("fit", "memory", "gpu_info")]
+    asked_first = strong is not None and all(strong < out[k] for k in others)  # "Does it support X? ... buy?"
+    if others and (strong is None or not q.support_subjects) and not asked_first:
+        out["support"] = max(out.values(), default=0) + 1  # "the state of AMD support" beside a sizing question
+        return
+    out["support"] = -1  # the verdict leads
+    if not has_model:
+        for intent in ("fit", "memory"):  # "P40 能跑 vLLM 吗" asks about the engine, not a model's size
+            out.pop(intent, None)
+    if not (q.asks or q.claims):
+        out.pop("gpu_info", None)
+
+
+def _names_a_target(st: _State) -> bool:
+    """A GPU named the support table's way ("RTX 40 series", "gfx906", "M60"), not only a catalog card."""
+    return any(t not in catalog() for t in st.q.support_targets)

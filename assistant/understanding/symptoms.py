@@ -1,0 +1,195 @@
+"""A problem reported on the user's own run: the measured speed or memory, the symptom, the settings named.
+
+"只有 4 tokens/s", "3-5 tokens/s", "51.82s/it", "1 token/min", "71 tokens/second > 66", "用了 27G 内存", "还是 OOM",
+"双卡比单卡慢一倍", "--enforce-eager --tensor-parallel-size 4", "from_pretrained(device_map=auto)". Wording lives in
+knowledge/data/lexicon.yaml (`diagnosis`); engine names come from the support table (understanding/software.py
+`support_subjects`), only the few it lacks from here. `diagnose_intent` decides when such a message asks "why".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from assistant.understanding.lexicon import lexicon_pattern, lexicon_raw
+from assistant.understanding.patterns import _c, _langs
+from assistant.understanding.text import _mask, _State
+
+_SYMPTOM_ORDER = ("multi_gpu_slower", "oom", "cpu_fallback", "memory_high", "slow_load", "slow")
+# Question types a diagnosis answers in their place: it computes the ceiling, the memory and the fit itself
+_REPLACED = (
+    "speed",
+    "fit",
+    "memory",
+    "compare",
+    "concept",
+    "support",
+    "gpu_info",
+    "offload",
+    "catalog",
+    "capacity",
+    "build",  # "my 4x 4090 rig OOMs": the rig is the setting, not a machine to plan
+)
+_MAX_SPEED = 1e6
+
+
+@dataclass(frozen=True)
+class _Rx:
+    speeds: tuple[tuple[re.Pattern[str], str], ...]
+    steps: tuple[tuple[re.Pattern[str], str], ...]
+    target: re.Pattern[str]
+    target_floor: re.Pattern[str]
+    memory: tuple[re.Pattern[str], ...]
+    log_capacity: re.Pattern[str]
+    tp_size: tuple[re.Pattern[str], ...]
+    flags: tuple[tuple[str, re.Pattern[str]], ...]
+    from_pretrained: re.Pattern[str]
+    dtype_set: re.Pattern[str]
+    dtype_missing: re.Pattern[str]
+    engines: tuple[tuple[str, re.Pattern[str]], ...]
+    hypothetical: re.Pattern[str]
+    symptoms: tuple[tuple[str, re.Pattern[str]], ...]
+    complaint: re.Pattern[str]
+
+
+@cache
+def _rx() -> _Rx:
+    d = lexicon_raw()["diagnosis"]
+
+    def full(pattern: str) -> re.Pattern[str]:
+        return _c(pattern.replace("{unit}", d["unit"]).replace("{number}", d["number"]))
+
+    return _Rx(
+        speeds=tuple((full(s["pattern"]), s["kind"]) for s in d["speeds"]),
+        steps=tuple((full(s["pattern"]), s["kind"]) for s in d["steps"]),
+        target=full(d["target"]),
+        target_floor=full(d["target_floor"]),
+        memory=tuple(full(p) for p in d["memory"]),
+        log_capacity=_c(d["log_capacity"]),
+        tp_size=tuple(full(p) for p in d["tensor_parallel_size"]),
+        flags=tuple((name, lexicon_pattern(words)) for name, words in d["flags"].items()),
+        from_pretrained=lexicon_pattern(d["from_pretrained"]),
+        dtype_set=lexicon_pattern(d["dtype_set"]),
+        dtype_missing=lexicon_pattern(d["dtype_missing"]),
+        engines=tuple((name, lexicon_pattern(words)) for name, words in d["engines"].items()),
+        hypothetical=lexicon_pattern(d["hypothetical"]),
+        symptoms=tuple((name, lexicon_pattern(_langs(d["symptoms"][name]))) for name in _SYMPTOM_ORDER),
+        complaint=lexicon_pattern(d["complaint"]),
+    )
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text or "")
+    except ValueError:
+        return None
+    return value if 0 < value <= _MAX_SPEED else None
+
+
+def _speed_values(m: re.Match[str], kind: str) -> list[float]:
+    """The speeds (tokens/s) one match states, in the order written."""
+    v = _number(m.group("v"))
+    if v is None:
+        return []
+    if kind == "pair":
+        a = _number(m.group("a"))
+        return [a, v] if a is not None else [v]
+    per = {"per_minute": v / 60, "seconds_per_token": 1 / v, "ms_per_token": 1000 / v}
+    return [per.get(kind, v)]
+
+
+def _measured(st: _State) -> None:
+    """Speeds, a training step time, a target speed, memory in use and a tensor-parallel size (spans, masked)."""
+    rx, q, view = _rx(), st.q, st.t.view
+    floors = [m for m in rx.target_floor.finditer(view) if _number(m.group("v") or m.group("w"))]
+    for m in floors[:1]:  # "5 tokens/s or more": what the user wants, not what they measured
+        q.target_tokens_per_s = _number(m.group("v") or m.group("w"))
+        st.t.take(m.start(), m.end())
+    view = st.t.view
+    targets = [m for m in rx.target.finditer(view) if _number(m.group("v"))]
+    speeds: list[tuple[int, list[float]]] = []
+    for pattern, kind in rx.speeds:
+        for m in pattern.finditer(st.t.view):
+            inside_target = any(t.start() <= m.start() < t.end() for t in targets)
+            if inside_target or not st.t.is_free(m.start(), m.end()) or not (values := _speed_values(m, kind)):
+                continue
+            speeds.append((m.start(), values))
+            st.t.take(m.start(), m.end())
+    q.measured_speeds = [round(v, 4) for _, values in sorted(speeds) for v in values]
+    q.measured_tokens_per_s = q.measured_speeds[0] if q.measured_speeds else None
+    _steps(st)
+    if speeds and targets:
+        q.target_tokens_per_s = _number(targets[0].group("v"))
+        st.t.take(targets[0].start(), targets[0].end())
+    _memory_in_use(st)
+    for pattern in rx.tp_size:
+        if (m := pattern.search(st.t.view)) and (n := int(m.group("n"))) >= 1:
+            st.t.take(m.start(), m.end())
+            q.num_gpus = q.num_gpus or n
+            break
+    _flags(st)
+
+
+def _steps(st: _State) -> None:
+    for pattern, kind in _rx().steps:
+        m = pattern.search(st.t.view)
+        if m and (v := _number(m.group("v"))):
+            st.q.measured_seconds_per_step = round(v if kind == "seconds" else 1 / v, 4)
+            st.t.take(m.start(), m.end())
+            return
+
+
+def _memory_in_use(st: _State) -> None:
+    m = _rx().log_capacity.search(st.t.view)
+    if m and (v := _number(m.group("v"))) and st.q.stated_capacity_gib is None:
+        st.q.stated_capacity_gib = v  # an OOM log's card: what the job is measured against when no GPU is named
+        st.t.take(m.start(), m.end())
+    for pattern in _rx().memory:
+        m = pattern.search(st.t.view)
+        if m and (v := _number(m.group("v"))):
+            st.q.measured_memory_gib = v
+            st.t.take(m.start(), m.end())
+            return
+
+
+def _flags(st: _State) -> None:
+    """Settings and libraries named, read from the whole message (engine names are masked in the view)."""
+    rx, text = _rx(), st.t.text
+    flags = [name for name, pattern in rx.flags if pattern.search(text)]
+    if rx.dtype_missing.search(text) or (rx.from_pretrained.search(text) and not rx.dtype_set.search(text)):
+        flags.append("no_torch_dtype")
+    st.q.diagnose_flags = list(dict.fromkeys(flags))
+    st.q.diagnose_engines = [name for name, pattern in rx.engines if pattern.search(text)]
+
+
+def _symptoms(st: _State) -> None:
+    """The symptom reported, most specific first; a hypothetical OOM ("会不会爆显存") is none."""
+    rx, q = _rx(), st.q
+    text, _ = _mask(st.t.text, rx.hypothetical)
+    found = next((name for name, pattern in rx.symptoms if pattern.search(text)), None)
+    measured = q.measured_tokens_per_s is not None or q.measured_seconds_per_step is not None
+    if found is None and q.measured_memory_gib is not None:
+        found = "memory_high"
+    if found is None and measured and rx.complaint.search(text):
+        found = "slow"
+    q.symptom = found  # type: ignore[assignment]  # one of the lexicon's symptom names
+
+
+def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
+    """diagnose: a problem reported on named hardware, a model or an engine ("T4 上 GPTQ 只有 4 tokens/s，正常吗",
+    "8*3090 加载 72B 还是 OOM", "Why is my 3090 only doing 3 tok/s?"), or a measured number with "is this normal". It
+    takes the place of the sizing and spec questions the same words would ask; a plain "will it fit" keeps them."""
+    q = st.q
+    named = has_gpu or has_model or bool(q.support_subjects or q.diagnose_flags or q.diagnose_engines)
+    measured = q.measured_tokens_per_s is not None or q.measured_seconds_per_step is not None
+    asked = "diagnose" in pos
+    memory_only = q.symptom == "memory_high" and not dict(_rx().symptoms)["memory_high"].search(st.t.text)
+    if memory_only and not asked and any(k in out for k in ("fit", "capacity", "recommend", "compare")):
+        q.symptom = None  # "8B uses 16GB on my 4090, can I run 13B?": a sizing question that quotes a number
+    if named and (q.symptom or (asked and (measured or q.measured_memory_gib is not None))):
+        out["diagnose"] = -2  # the verdict leads
+        for intent in _REPLACED:
+            out.pop(intent, None)
+    else:
+        out.pop("diagnose", None)

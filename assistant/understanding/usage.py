@@ -1,0 +1,133 @@
+"""How much a service is used, and which APIs and rental providers a message names.
+
+"10,000 requests a day", "5 calls per minute", "每天 1 万次调用", "每月 1 亿 tokens" are a volume to price through
+an API and on self-hosted GPUs (tools/api_cost.py); "$0.0525/minute" is a rental price per hour x 60. The API
+providers ("OpenAI", "调用 GPT", "DeepSeek") come from knowledge/data/api_prices.yaml and the rental providers
+("AutoDL", "EC2", "Colab") from rental_providers.yaml, both read through tools/, so a provider added to the
+data is understood without a code change.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.money_time import _amount
+from assistant.understanding.numbers import _currency_of, _number
+from assistant.understanding.patterns import _NUM, _c
+from assistant.understanding.text import _State
+
+_MAX_REQUESTS_PER_DAY = 1e9
+_MAX_TOKENS_PER_MONTH = 1e15
+_DAYS_PER_MONTH = 730 / 24  # tools/prices tco_defaults hours_per_month / 24
+
+
+@cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    u = _lex().raw["usage"]
+    num = rf"(?P<v>{_NUM}|{_lex().cn_amount})\s*(?P<u>{u['scale']})?\s*"
+    per = rf"\s*(?:{u['per_words']})(?P<p>{u['period']})(?![a-z])"
+    return {
+        "requests_after": _c(rf"{num}(?:{u['request_words']}){per}"),
+        "requests_lead": _c(rf"(?:{u['period_lead']})\D{{0,8}}?{num}(?:{u['request_words']})"),
+        "tokens_after": _c(rf"{num}(?:{u['token_words']}){per}"),
+        "tokens_lead": _c(rf"(?:{u['period_lead']})\D{{0,8}}?{num}(?:{u['token_words']})"),
+        "per_minute": _c(r"^\s*(?:/\s*(?:min|minute)|per minute|a minute|每分钟)(?![a-z])"),
+        "monthly": _c(u["monthly"]),
+        "hosting": _c(u["hosting"]),
+    }
+
+
+def _per_day(m: re.Match[str]) -> float | None:
+    """How many of the period a day: 1440 for a minute, 1/30.4 for a month."""
+    periods = _lex().raw["usage"]["periods"]
+    word = (m.groupdict().get("p") or m.groupdict().get("p2") or "").lower()
+    for key in sorted(periods, key=len, reverse=True):
+        if key in word:
+            return 1 / _DAYS_PER_MONTH if key in ("month", "月") else float(periods[key])  # exact: 1 亿 a month
+    return None
+
+
+def _value(m: re.Match[str]) -> float | None:
+    value = _number(m.group("v"))
+    unit = (m.group("u") or "").lower()
+    scales = _lex().raw["usage"]["scales"]
+    return value * float(scales.get(unit, 1)) if value is not None else None
+
+
+def _volume(st: _State, names: tuple[str, str]) -> float | None:
+    """The first volume per period the patterns find, per day, masked once read."""
+    for name in names:
+        m = _patterns()[name].search(st.t.view)
+        if not m:
+            continue
+        value, per_day = _value(m), _per_day(m)
+        if value and per_day:
+            st.t.take(m.start(), m.end())
+            return value * per_day
+    return None
+
+
+def _usage(st: _State) -> None:
+    """Requests a day and tokens a month (before the dataset reader takes "1 亿 tokens" as training data)."""
+    q = st.q
+    tokens_a_day = _volume(st, ("tokens_after", "tokens_lead"))
+    if tokens_a_day and tokens_a_day * _DAYS_PER_MONTH <= _MAX_TOKENS_PER_MONTH:
+        q.tokens_per_month = float(round(tokens_a_day * _DAYS_PER_MONTH))
+    requests = _volume(st, ("requests_after", "requests_lead"))
+    if requests and requests <= _MAX_REQUESTS_PER_DAY:
+        q.requests_per_day = requests
+    from tools.api_cost import api_mentions
+    from tools.rent import find_providers
+
+    q.api_mentions = api_mentions(st.t.text)
+    q.rent_providers = find_providers(st.t.text)
+    rx = _patterns()
+    q.hosted_all_month = bool(rx["monthly"].search(st.t.text) and rx["hosting"].search(st.t.text))
+
+
+def _per_minute_price(st: _State) -> None:
+    """A rental price per minute ("$0.0525/minute", "每分钟 0.4 元") as a price per hour."""
+    lex = _lex()
+    for m in lex.rx["money"].finditer(st.t.view):
+        if not (m.group("pre") or m.group("post")) or not _patterns()["per_minute"].match(st.t.view[m.end() :]):
+            continue
+        value = _amount(m)
+        per = _patterns()["per_minute"].match(st.t.view[m.end() :])
+        if value is None or per is None or not 0 < value <= 1000:
+            continue
+        st.q.cloud_price_per_hour = round(value * 60, 4)
+        st.money_currency = st.money_currency or _currency_of(m.group("pre") or m.group("post"))
+        st.t.take(m.start(), m.end() + per.end())
+        return
+
+
+def usage_intent(st: _State, out: dict[str, int]) -> None:
+    """API vs self-hosting and where to rent: each answers the cost question it is part of ("租GPU会不会比调用
+    GPT 还贵" is API vs renting, not buy vs rent), unless buying or renting is asked as such; naming a rental
+    provider with a cost word asks where to rent; a card choice named with "where to rent" is that list."""
+    q = st.q
+    if q.rent_providers and "cost" in out and "api" not in out and q.buy_or_rent != "compare":
+        out.setdefault("rent_where", out["cost"])
+    costed = [out[k] for k in ("cost", "recommend") if k in out]
+    # "DeepSeek-V3 的最佳配置": the model named is not its maker's API ("deepseek") unless an API word says so
+    apis = [a for a in q.api_mentions if not (q.model and q.model.lower().startswith(a.lower()))]
+    if apis and costed and "api" not in out and q.buy_or_rent != "compare" and not q.gpu_price:
+        out["api"] = min(costed)  # "每月在 OpenAI 上花 2 万，要不要自己买卡部署": the API against the card
+    if "api" in out:
+        out.pop("recommend", None)
+        _api_bill(st)
+    if ("api" in out or "rent_where" in out) and q.buy_or_rent != "compare":
+        out.pop("cost", None)
+    if "rent_where" in out and not (q.budget or q.monthly_budget):
+        out.pop("recommend", None)  # "推荐租 GPU 的网站", "recommend an EC2 instance": where, not which card to buy
+    if "api" in out and "rent_where" in out:
+        out.pop("rent_where")  # "租 GPU 会不会比调用 API 贵": the comparison names where it rents
+
+
+def _api_bill(st: _State) -> None:
+    """An amount said to be spent on the API every month ("每月在 OpenAI 上花 2 万块") is the bill, not a budget."""
+    q = st.q
+    if q.budget and not q.monthly_budget and _patterns()["monthly"].search(st.t.text):
+        q.monthly_budget, q.budget = q.budget, None
