@@ -46,7 +46,11 @@ def lead_of(answer: str, sentences: int = 2) -> str:
     return " ".join(parts[:sentences])
 
 
-def _shows(answer: str, value: float | None) -> bool:
+# a speed as answers print it: the number, then its unit ("30.1 tokens/s", "约 **68.9 tokens/s**", "1,420 tokens")
+_SPEED = re.compile(r"(\d[\d,]*(?:\.\d+)?)\**\s*(?:个\s*)?(?:tokens?|tok)\b", re.I)
+
+
+def _shows(answer: str, value: float | None, pattern: re.Pattern[str] | None = None) -> bool:
     """Whether the answer states `value` (to the precision answers print it) as a fact, not in a paragraph about
     what would happen on other terms (consistency_terms.yaml `hypothetical`)."""
     if value is None:
@@ -54,7 +58,7 @@ def _shows(answer: str, value: float | None) -> bool:
     for paragraph in answer.split("\n"):
         if _terms()["hypothetical"].search(paragraph):
             continue
-        for raw in _NUMBER.findall(paragraph):
+        for raw in (pattern or _NUMBER).findall(paragraph):
             n = float(raw.replace(",", ""))
             if abs(n - value) <= max(0.051, 0.005 * abs(value)):
                 return True
@@ -79,7 +83,7 @@ def check_consistency(answer: str, results: list[Any]) -> ConsistencyReport:
 
     lead = lead_of(answer)
     vrams = [r for r in results if isinstance(r, VramResult) and r.fit is not None]
-    speeds = [r for r in results if isinstance(r, SpeedResult) and _shows(answer, _speed_value(r))]
+    speeds = [r for r in results if isinstance(r, SpeedResult) and _shows(answer, _speed_value(r), _SPEED)]
     out: list[str] = []
     out += _speeds_on_setups_that_do_not_fit(vrams, speeds)
     out += _speeds_below_the_count_needed(lead, vrams, speeds)

@@ -28,13 +28,30 @@ NOT_HELD = {
 }
 
 
+def _is_model_name(name: str) -> bool:
+    """A model's id, not another repository ("weicj/vLLM-2080Ti-Definitive"): a size in it, or a family word."""
+    from assistant.understanding.lexicon import _lex
+
+    repo = name.split("/")[-1].split(":")[0]
+    return (
+        bool(re.search(r"\d+(?:\.\d+)?[bBmM](?![a-zA-Z])", name))
+        or any(rx.match(part) for part in re.split(r"[-_.]", repo.lower()) for rx, _, _ in _lex().families)
+        or any(rx.match(re.sub(r"\d.*", "", repo.lower())) for rx, _, _ in _lex().families)
+    )
+
+
 def _names() -> list[str]:
     found: set[str] = set()
     for path in sorted(WILD.glob("*.yaml")):
         for case in yaml.safe_load(path.read_text(encoding="utf-8"))["scenarios"]:
             for turn in case["turns"]:
                 text = _URL.sub(" ", turn["user"])
-                found |= {m.rstrip(".-") for rx in (_TAG, _HF) for m in rx.findall(text) if not _FILE.search(m)}
+                found |= {
+                    m.rstrip(".-")
+                    for rx in (_TAG, _HF)
+                    for m in rx.findall(text)
+                    if not _FILE.search(m) and _is_model_name(m)
+                }
     return sorted(found - set(NOT_HELD))
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from tools import advice
 from tools.catalog import resolve_gpu_noted
 from tools.notes import Note, note
 from tools.precision import resolve_precision
@@ -140,7 +141,15 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
             top_weights_gib=round(base.per_gpu_breakdown_gib["weights"], 2),
             warnings=warnings,
         )
-    best = fitting[0]
+    # the best format is the highest that holds one sequence at the asked context, with room to spare when one
+    # does (advice.yaml brim_share): a format that fills the card to the last percent is named, not picked
+    at_context = [p for p in fitting if fits(p, req.context_tokens, 1)]
+    brim = advice.brim_share() * usable
+    roomy = [p for p in at_context if estimate(p, req.context_tokens, 1).per_gpu_gib <= brim]
+    best = (roomy or at_context or fitting)[0]
+    if at_context and best != at_context[0]:
+        tight = estimate(at_context[0], req.context_tokens, 1).per_gpu_gib
+        warnings.append(note("fit_brim", tight=at_context[0], best=best, need=tight, usable=usable))
     max_ctx = _largest(lambda c: fits(best, c, 1), 1, arch_max or MAX_SEARCH)
     max_seq = _largest(lambda b: fits(best, req.context_tokens, b), 1, 100_000)
     answer = estimate(best, req.context_tokens, max_seq or 1)
@@ -150,7 +159,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
         limiting = note("fit_limit_model", max_context=arch_max)
     else:
         limiting = note("fit_limit_kv")
-    if best != ladder[0]:
+    if best != ladder[0] and (not at_context or at_context[0] == best):
         warnings.append(note("fit_fallback", top=ladder[0], best=best))
     assumptions.append(note("fit_ladder", ladder=", ".join(ladder)))
     return FitResult(

@@ -365,6 +365,10 @@ def series_in_name(name: str) -> str | None:
     """The registry series (or family) a name without a size starts with: "CrazyBoyM/llama3-Chinese-chat" is a
     Llama 3 fine-tune, "FooLab/Qwen2.5-Finetune" a Qwen2.5 one. The longest series wins; a digit right after
     it means another series ("llama31" is Llama 3.1, not Llama 3)."""
+    repos = {k.lower(): v for k, v in load_yaml("model_names.yaml").get("github_repos", {}).items()}
+    repo = repos.get(name.strip().strip("[]").lower())
+    if repo:
+        return f"series:{_key(repo)}"  # that generation only, though its name may also be a family's
     key = _key(split_name(name).name)
     keys = [k for k in (*_series(), *_families()) if len(k) > 2]
     hits = [k for k in keys if key.startswith(k) and not key[len(k) : len(k) + 1].isdigit()]
@@ -375,8 +379,12 @@ def family_models(family: str, limit: int = 4) -> list[str]:
     """The models a family name stands for when no size is given ("the code llama models", "千问"): from the
     newest generation that comes in at least two of the common sizes (7B, 14B, 32B, 70B), leaving out vision,
     math and guard variants; dense models, smallest first."""
-    key = _key(family)
-    rows = _families().get(key) or _series().get(key) or []
+    if family.startswith("series:"):
+        key = family.removeprefix("series:")
+        rows = _series().get(key) or []
+    else:
+        key = _key(family)
+        rows = _families().get(key) or _series().get(key) or []
     if not rows:
         rows = [a for k, v in _families().items() if k.replace("-", "") == key.replace("-", "") for a in v]
     dense = [a for a in rows if not a.moe and not _VARIANT.search(f"{a.series or ''} {a.id}")] or rows
@@ -391,6 +399,8 @@ def family_models(family: str, limit: int = 4) -> list[str]:
         key_ = (min(len(picks), 2), max(a.released or "" for a in members), len(picks))
         if key_ > best_key:
             best, best_key = picks, key_
+    if not best and rows:  # a series of giant MoE models only (DeepSeek-V3 / R1): its newest, as published
+        best = sorted(rows, key=lambda a: a.released or "", reverse=True)[:1]
     return [a.id for a in best][:limit]
 
 

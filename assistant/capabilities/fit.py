@@ -169,8 +169,17 @@ def plan_fit(ctx: PlanContext, s: Scenario, owner: str) -> None:
         # one context per answer: a personal chat's default when the personal estimate above used it
         context_tokens=s.context_tokens or capped_context(s, advice.default_context("inference", personal=personal)),
         **precision,
-        **({"engine": s.engine} if s.engine else {}),
+        **({"engine": s.engine or _personal_engine(s)} if s.engine or personal else {}),
     )
+
+
+def _personal_engine(s: Scenario) -> str:
+    """The engine that runs one person's local format (llama.cpp / Ollama for GGUF), so the fit check below the
+    personal estimate leaves the same headroom that estimate did."""
+    from tools.precision import resolve_precision
+    from tools.sizing import engine_for
+
+    return engine_for(None, "inference", resolve_precision(_personal_format(s)).kind)
 
 
 def _personal_format(s: Scenario) -> str:
