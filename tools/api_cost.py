@@ -122,6 +122,9 @@ class ApiCostRequest(BaseModel):
     params_b: float | None = Field(default=None, gt=0, le=20000, description="Or its size in billions")
     gpu: str | None = Field(default=None, description="Your GPU (default: the cheapest rental that holds the model)")
     num_gpus: int | None = Field(default=None, ge=1, le=64, description="GPUs per server (default: what it needs)")
+    gpu_price: float | None = Field(
+        default=None, gt=0, le=1e8, description="Price of one of your GPUs, `currency` (default: the dated price)"
+    )
     precision: str | None = Field(default=None, description="Self-hosted weight format (default 4-bit AWQ)")
     hours_per_day: float = Field(default=24, gt=0, le=24, description="Hours a day the service is up")
     self_host: Literal["cheapest", "rent", "buy"] = Field(
@@ -316,11 +319,30 @@ def _self_host_model(req: ApiCostRequest, ref: ApiRow, assumptions: list[Note]) 
     # an API the user named runs its own open model; with nothing named, the open model one affordable
     # server runs (a 24 GB card holds ~32B at 4-bit), not the 671B behind the cheapest API
     by_tier = _defaults()["self_host_by_tier"][ref.tier if req.api else "mid"]
-    name = req.model or (ref.serves if req.api else None) or by_tier
+    if req.gpu and not req.model:
+        by_tier = _on_users_card(req, ref.tier if req.api else "mid")  # "buy one 4090 or keep Claude": what it runs
+    name = req.model or (ref.serves if req.api and not req.gpu else None) or by_tier
     arch, _ = resolve_model(name)
     if not req.model and not (req.api and ref.serves):
         assumptions.append(note("api_self_host_model", model=arch.name, api=ref.model))
     return arch.id, arch.name, _tier_of(arch.params / 1e9)
+
+
+def _on_users_card(req: ApiCostRequest, tier: Tier) -> str:
+    """The default open model of the API's class, or of the next class down, that the user's own card(s) hold at
+    the self-hosted format: one 24 GB card is a 32B-class server, not a sixteenth of a 671B one."""
+    order: list[Tier] = ["small", "mid", "frontier"]
+    models = _defaults()["self_host_by_tier"]
+    precision = req.precision or _defaults()["self_host_precision"]
+    context = (req.input_tokens_per_request or 0) + (req.output_tokens_per_request or 0) or 2048
+    for t in reversed(order[: order.index(tier) + 1]):
+        vram = VramRequest(
+            model=models[t], precision=precision, context_tokens=context, gpu=req.gpu, num_gpus=req.num_gpus or 1
+        )
+        fit = estimate_vram(vram).fit
+        if fit is not None and fit.fits:
+            return models[t]
+    return models["small"]
 
 
 def _tier_of(params_b: float) -> Tier:
@@ -421,10 +443,13 @@ def _self_host_costs(
                 date=offer.date,
             )
         )
-    if has_purchase_price(gpu_id, req.currency):
+    if has_purchase_price(gpu_id, req.currency) or (req.gpu and req.gpu_price):
         busy = min(1.0, max(0.05, (needed_hours or cap_hours * 0.5) / servers / tco_defaults()["hours_per_month"]))
+        price = req.gpu_price if req.gpu and req.gpu_price else None  # what the user pays for their card
         tco = calculate_tco(
-            TcoRequest(gpu=gpu_id, num_gpus=count, currency=req.currency, utilization=busy, market=market)
+            TcoRequest(
+                gpu=gpu_id, num_gpus=count, currency=req.currency, utilization=busy, market=market, gpu_price=price
+            )
         )
         hosts.append(
             SelfHost(

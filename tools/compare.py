@@ -536,7 +536,7 @@ def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: S
     fit = row.fit
     if fit is not None and row.count_asked and not fit.fits:
         out.append(note("cmp_not_fits_asked", count=row.count_asked, gpu=gpu.name, needed=fit.gpus_needed))
-    if row.count is None and gpu.link_kind == "none" and fit is not None and fit.gpus_needed:
+    if row.count is None and gpu.link_kind == "none" and fit is not None and not fit.fits:  # a Mac does not pool
         out.append(note("cmp_one_chip", gpu=gpu.name))
     if est.precision == "fp8" and not row.fp8_tflops:
         out.append(note("cmp_no_fp8", gpu=gpu.name))

@@ -80,7 +80,7 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
     named_format, format_notes = (None, []) if req.precision else req.weight_format("inference", native=False)
     assumptions += format_notes
     fixed = req.precision or named_format
-    engine = engine_for(req.engine, "inference", resolve_precision(fixed).kind if fixed else None)
+    engine = engine_for(req.engine, "inference", resolve_precision(fixed).kind if fixed else None, gpu)
     utilization = 1 - headroom_for(engine) if req.memory_utilization is None else req.memory_utilization
     usable = usable_of(gpu.usable_memory_gib, 1 - utilization)
     warnings: list[Note] = []

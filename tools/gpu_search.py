@@ -173,6 +173,7 @@ def _keep(req: FindGpusRequest, g: GpuSpec, row: GpuRow) -> bool:
         not req.need_mig or g.mig_instances > 0,
         req.form_factor is None or g.form_factor == req.form_factor,
         req.include_unofficial or not g.unofficial,
+        g.memory_config_of is None,  # a Mac at another memory size: its chip's row is listed (tools/apple.py)
     ]
     return all(checks)
 

@@ -107,6 +107,10 @@ def match_model(typed: str) -> ModelMatch:
         )
     if sizes.total_b or sizes.effective_b:
         base = _family_base(parts)
+        if base is not None and _same_moe_total(base, sizes):
+            # "qwen3vl-30B-A2B": the series' own 30B MoE with another active count typed (a typo, or a variant the
+            # registry lacks): the registry's layout, read as that model and said so, not a rescaled copy
+            return _with_format(ModelMatch(typed=typed, arch=base, how="read_as"), parts)
         if base is not None:
             arch = scaled_arch(base, _target_b(sizes), _display(parts))
             return _with_format(ModelMatch(typed=typed, arch=arch, how="scaled", base=base.name), parts)
@@ -135,6 +139,14 @@ def likely_models(typed: str, limit: int = 3) -> list[str]:
                 seen.add(size)
                 names.append(arch.name)
     return (names or suggest_models(typed))[:limit]
+
+
+def _same_moe_total(base: ModelArch, sizes: Sizes) -> bool:
+    """An MoE name whose total size is the registry entry's own, only its active count differing (names round the
+    total: Qwen3-VL-30B-A3B has 31.1B parameters)."""
+    total = float(sizes.total_b or 0)
+    official = base.official_params_b or base.params / 1e9
+    return bool(base.moe and sizes.active_b and total) and abs(official - total) <= 0.1 * total
 
 
 def _target_b(sizes: Sizes) -> float:
@@ -373,6 +385,36 @@ def series_in_name(name: str) -> str | None:
     keys = [k for k in (*_series(), *_families()) if len(k) > 2]
     hits = [k for k in keys if key.startswith(k) and not key[len(k) : len(k) + 1].isdigit()]
     return max(hits, key=len) if hits else None
+
+
+def of_family(model_id: str, family: str) -> bool:
+    """Whether a registry model belongs to a family key as series_in_name returns it ("series:qwen1", "qwen")."""
+    arch = registry().get(model_id)
+    if arch is None:
+        return False
+    if family.startswith("series:"):
+        rows = _series().get(family.removeprefix("series:")) or []
+        return any(a.family == arch.family for a in rows)
+    return _key(arch.family) == _key(family) or _key(arch.series or "") == _key(family)
+
+
+def in_series_of(model_id: str, anchors: list[str]) -> str | None:
+    """The model of an anchor's series with `model_id`'s size and family: "llama 70b" read as the newest Llama 70B
+    is Llama-2-70B in a message that also names "llama 2 70B" or "Llama-2-7B" (one generation, as people write)."""
+    reg = registry()
+    arch = reg.get(model_id)
+    if arch is None:
+        return None
+    size = arch.official_params_b or arch.params / 1e9
+    for anchor in anchors:
+        other = reg.get(anchor)
+        if other is None or other.family != arch.family or other.series == arch.series or not other.series:
+            continue
+        rows = [a for a in _series().get(_key(other.series), []) if bool(a.moe) == bool(arch.moe)]
+        near = [a for a in rows if abs((a.official_params_b or a.params / 1e9) - size) <= 0.12 * size]
+        if near:
+            return min(near, key=lambda a: abs((a.official_params_b or a.params / 1e9) - size)).id
+    return None
 
 
 def family_models(family: str, limit: int = 4) -> list[str]:

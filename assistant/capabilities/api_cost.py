@@ -53,15 +53,7 @@ class ApiCost(Capability):
 
     def plan(self, ctx: PlanContext) -> None:
         s, parsed = ctx.scenario, ctx.parsed
-        args: dict[str, Any] = {"currency": s.currency or "USD"}
-        requests = parsed.requests_per_day or s.requests_per_day
-        tokens = parsed.tokens_per_month or s.tokens_per_month
-        if requests:
-            args["requests_per_day"] = requests
-        elif tokens:
-            args["tokens_per_month"] = tokens
-        elif parsed.monthly_budget:
-            args["monthly_bill"] = parsed.monthly_budget  # "we spend $2,000 a month on OpenAI"
+        args: dict[str, Any] = {"currency": s.currency or "USD", **_usage_args(ctx)}
         api = parsed.api_mentions[0] if parsed.api_mentions else s.api
         if api:
             args["api"] = api
@@ -75,6 +67,13 @@ class ApiCost(Capability):
                 args["num_gpus"] = s.num_gpus
         if s.precision:
             args["precision"] = s.precision
+        price = s.gpu_price or (s.budget if s.budget_scope == "gpus" and len(parsed.gpu_mentions) == 1 else None)
+        if "gpu" in args and price:
+            args["gpu_price"] = price / (s.num_gpus or 1) if s.gpu_price is None else price  # "花 2 万买 4090"
+        for side in ("input", "output"):
+            tokens_each = getattr(parsed, f"{side}_tokens_per_request")
+            if tokens_each:
+                args[f"{side}_tokens_per_request"] = tokens_each  # "Input:2,000 tokens Output:500 tokens"
         if parsed.hours_per_day:
             args["hours_per_day"] = parsed.hours_per_day
         way = parsed.buy_or_rent or {"cloud": "rent", "local": "buy"}.get(s.deployment or "")
@@ -90,7 +89,7 @@ class ApiCost(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         for r in turn.own(self.intent, ApiCostResult):
-            api_lines(w, r)
+            api_lines(w, r, turn.parsed.privacy)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, ApiCostResult):
@@ -101,8 +100,23 @@ class ApiCost(Capability):
         )
 
 
-def api_lines(w: Writer, r: ApiCostResult) -> None:
-    """Verdict first (with the break-even volume), then each API and self-hosting option with its date."""
+def _usage_args(ctx: PlanContext) -> dict[str, Any]:
+    """The usage to price: requests a day, else tokens a month, else the monthly bill the user pays now."""
+    s, parsed = ctx.scenario, ctx.parsed
+    requests = parsed.requests_per_day or s.requests_per_day
+    tokens = parsed.tokens_per_month or s.tokens_per_month
+    if requests:
+        return {"requests_per_day": requests}
+    if tokens:
+        return {"tokens_per_month": tokens}
+    if parsed.monthly_budget:
+        return {"monthly_bill": parsed.monthly_budget}  # "we spend $2,000 a month on OpenAI"
+    return {}
+
+
+def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False) -> None:
+    """Verdict first (with the break-even volume), then each API and self-hosting option with its date; when the
+    user named privacy, what keeping the data in house costs comes right after the verdict."""
     cur = r.currency
     h = r.cheapest_self_host
     api = (
@@ -137,6 +151,8 @@ def api_lines(w: Writer, r: ApiCostResult) -> None:
             api_monthly=money(r.reference.monthly_cost or 0, cur),
             be=be_text,
         )
+    if privacy and r.verdict != "self_host":
+        w.say("api_privacy", **common)
     lines = []
     for a in r.apis:
         monthly = w.t("api_line_monthly", cost=money(a.monthly_cost, cur)) if a.monthly_cost is not None else ""
@@ -167,6 +183,7 @@ def api_lines(w: Writer, r: ApiCostResult) -> None:
             lines.append(w.t("api_self_line_buy", **fields))
     w.add("\n".join(lines))
     if r.busy_share is not None:
-        w.say("api_capacity", capacity=_tokens(r.capacity_tokens_per_month, w.lang), busy=f"{r.busy_share:.0%}")
+        busy = f"{r.busy_share:.0%}" if r.busy_share >= 0.01 else "<1%"  # a light volume: not "0% of the time"
+        w.say("api_capacity", capacity=_tokens(r.capacity_tokens_per_month, w.lang), busy=busy)
     w.bullets("warnings_head", render_all(r.warnings, w.lang))
     w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=6)

@@ -5,7 +5,11 @@ the ways people actually deploy it, next to whatever else the question asks ("�
 - its native weights (FP8 for DeepSeek-V3/R1) on one 8-GPU server of each class, or the two nodes it takes;
 - on a card without FP8 (A100/A800, or one the user names) the weights as BF16, twice the size;
 - one card plus system RAM, the MoE experts in RAM (ktransformers / llama.cpp) at 4-bit, with its speed;
-- the family's smaller models (R1's distills, V2-Lite) that one or two 24 GB cards run.
+- the family's smaller models (R1's distills, V2-Lite, GLM-4.5-Air) that one or a few 24 GB cards run.
+
+A person running it at home (local, llama.cpp / Ollama / LM Studio) reads a different first line: its 4-bit GGUF
+size, then what one machine does with it (the big-memory Mac or the pick recommended for it, and one GPU plus system
+RAM); the servers follow.
 
 The figures are reference estimates on cards the user did not choose: they never change the scenario. The policy
 (which servers, which smaller models) is knowledge/data/advice.yaml `big_model`.
@@ -25,13 +29,23 @@ from tools.catalog import catalog
 from tools.errors import AdvisorError
 from tools.models import resolve_model
 from tools.offload import OffloadResult
+from tools.recommend import Pick, RecommendResult
+from tools.speed import SpeedResult
 from tools.vram import VramResult
 
-_SIZING = {"memory", "fit", "recommend", "build", "speed", "compare", "card_needed"}
+# "rent_where": where such a model rents leads; how people deploy it (servers, one card + RAM, smaller siblings) follows
+_SIZING = {"memory", "fit", "recommend", "build", "speed", "compare", "card_needed", "rent_where"}
 
 
 def _rules() -> dict[str, Any]:
     return dict(policy()["big_model"])
+
+
+def _at_home(ctx: PlanContext) -> bool:
+    """One person running it on their own machine: local, or a llama.cpp-family engine, not a team's service."""
+    s = ctx.scenario
+    home = s.deployment == "local" or s.engine == "llama.cpp"
+    return home and s.persona not in ("team", "company") and not (s.serving or s.users)
 
 
 def _has_fp8(gpu_id: str) -> bool:
@@ -82,6 +96,11 @@ class BigModel(Capability):
                 gpu=rules["offload_gpu"],
                 num_gpus=1,
             )
+            if _at_home(ctx):  # the one machine whose memory could hold it at 4-bit, and how fast it decodes
+                at_home = dict(model=arch.id, precision=rules["offload_precision"], context_tokens=tokens)
+                machine = dict(gpu=rules["home_machine"], num_gpus=1)
+                ctx.add(self.intent, ToolName.ESTIMATE_VRAM, mode="inference", **at_home, **machine)
+                ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **at_home, **machine)
         for small in rules["smaller"].get(arch.id, []):
             ctx.add(
                 self.intent,
@@ -100,17 +119,22 @@ class BigModel(Capability):
     def phase(self, turn: Turn) -> int:
         """The deployment answer leads an inference question (no card a person buys holds such a model, so the
         servers it takes are the answer); beside a purchase for training it follows."""
+        if "rent_where" in turn.plan.intents:
+            return 2  # "租云 GPU 跑满血 R1": the cheapest rental that holds it leads
         return -2 if _split(turn)[0] else 2
 
     def render(self, w: Writer, turn: Turn) -> None:
         servers, smaller = _split(turn)
+        offloads = turn.own(self.intent, OffloadResult)
+        home = _home_lead(w, turn, offloads)
+        if home and smaller:  # at home the family's smaller model is the other realistic way: right after the lead
+            _smaller(w, smaller)
         if servers:
             _servers(w, servers)
-        for o in turn.own(self.intent, OffloadResult):
+        for o in [] if home else offloads:
             _offload(w, o)
-        if smaller:
-            items = [_small_item(w, r) for r in smaller]
-            w.say("big_smaller", items=("；" if w.lang == "zh" else "; ").join(items))
+        if smaller and not home:
+            _smaller(w, smaller)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if isinstance(result, VramResult) and result.fit is not None:
@@ -126,8 +150,67 @@ def _split(turn: Turn) -> tuple[list[VramResult], list[VramResult]]:
         big = resolve_model(s.model)[0].name if s.model else None
     except AdvisorError:
         big = None
-    results = [r for r in turn.own(BigModel.intent, VramResult) if r.fit is not None]
+    home = _rules()["home_machine"]
+    results = [r for r in turn.own(BigModel.intent, VramResult) if r.fit is not None and r.fit.gpu_id != home]
     return [r for r in results if r.model == big], [r for r in results if r.model != big]
+
+
+def _home_lead(w: Writer, turn: Turn, offloads: list[OffloadResult]) -> bool:
+    """At home: the 4-bit GGUF size, then one machine that holds it (the recommended pick, else the big-memory Mac)
+    and one GPU plus system RAM. False when this is not a home question (no home machine was sized)."""
+    home = _rules()["home_machine"]
+    machine = [r for r in turn.own(BigModel.intent, VramResult) if r.fit is not None and r.fit.gpu_id == home]
+    if not machine or not offloads:
+        return False
+    r, o = machine[0], offloads[0]
+    ways = [_pick_way(w, p) if (p := _home_pick(turn, r.model)) else _machine_way(w, turn, r)]
+    offload = "big_home_offload_experts" if o.strategy == "experts" else "big_home_offload_layers"
+    ways.append(w.t(offload, gpu=o.gpu or "-", ram=o.ram_needed_gib, tps=o.decode_tokens_per_s))
+    w.say(
+        "big_home_lead",
+        model=r.model,
+        params=r.params_b,
+        precision=r.precision,
+        weights=r.breakdown_gib.get("weights", 0.0),
+        ways=("；" if w.lang == "zh" else "; or ").join(ways),
+    )
+    return True
+
+
+def _home_pick(turn: Turn, model: str) -> Pick | None:
+    """The recommendation's pick for running this model on the user's own machine, if the turn made one."""
+    for _, rec in turn.results(RecommendResult):
+        p = rec.primary
+        if rec.model == model and p is not None and p.mode == "inference" and p.deployment != "cloud":
+            return p
+    return None
+
+
+def _pick_way(w: Writer, p: Pick) -> str:
+    return w.t(
+        "big_home_machine",
+        count=w.t("big_home_count", n=p.count) if p.count > 1 else "",
+        gpu=p.gpu,
+        need=p.memory_per_gpu_gib,
+        usable=p.usable_gib_per_gpu,
+        tps=p.tokens_per_s or 0.0,
+    )
+
+
+def _machine_way(w: Writer, turn: Turn, r: VramResult) -> str:
+    """The big-memory machine: it holds the 4-bit model at some speed, or even it falls short."""
+    f = r.fit
+    assert f is not None
+    if not f.fits:
+        return w.t("big_home_machine_short", gpu=f.gpu, need=f.per_gpu_gib, usable=f.usable_gib_per_gpu)
+    speeds = [s for s in turn.own(BigModel.intent, SpeedResult) if s.model == r.model and s.decode_tokens_per_s]
+    tps = speeds[0].decode_tokens_per_s if speeds else 0.0
+    return w.t("big_home_machine", count="", gpu=f.gpu, need=f.per_gpu_gib, usable=f.usable_gib_per_gpu, tps=tps)
+
+
+def _smaller(w: Writer, smaller: list[VramResult]) -> None:
+    items = [_small_item(w, r) for r in smaller]
+    w.say("big_smaller", items=("；" if w.lang == "zh" else "; ").join(items))
 
 
 def _servers(w: Writer, rows: list[VramResult]) -> None:

@@ -198,6 +198,9 @@ class Capacity(Capability):
         for option in options:
             ctx.add(self.intent, ToolName.LARGEST_MODEL, **option, **job)
         ctx.second_round.append(self.intent)  # how fast the biggest model that fits decodes
+        if ctx.parsed.asks_time and job["mode"] != "inference" and "training_time" not in ctx.intents:
+            ctx.intents.append("training_time")  # "how long will it take": the hours for the largest one
+            ctx.second_round.append("training_time")
 
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         """The decode speed of the lead way's largest example on each option's cards (named cards only)."""

@@ -104,7 +104,7 @@ def _ram_lines(w: Writer, turn: Turn) -> None:
             offload_lines(w, o, lead_key="offload_way")
 
 
-def _card_for(turn: Turn, r: VramResult) -> tuple[int, VramResult] | None:
+def card_for(turn: Turn, r: VramResult) -> tuple[int, VramResult] | None:
     """The card-needed estimate of the same workload as `r`."""
     for i, c in turn.own_indexed("card_needed", VramResult):
         if c.model == r.model and c.mode == r.mode and c.precision == r.precision:
@@ -114,7 +114,7 @@ def _card_for(turn: Turn, r: VramResult) -> tuple[int, VramResult] | None:
 
 def card_lines(w: Writer, turn: Turn, r: VramResult) -> None:
     """The card `r`'s workload needs, right after its estimate (once)."""
-    found = _card_for(turn, r)
+    found = card_for(turn, r)
     if found is not None and found[0] not in turn.shown and found[1].fit is not None:
         turn.shown.add(found[0])
         card_needed(w, found[1])
@@ -125,7 +125,7 @@ def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None
     items = []
     for results in groups:
         r = results[-1]
-        found = _card_for(turn, results[0])
+        found = card_for(turn, results[0])
         card = found[1].fit if found is not None else r.fit
         label = w.t("part_label", model=r.model, method=w.label("method", r.mode), precision=r.precision)
         if card is None:
@@ -138,4 +138,14 @@ def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None
             items.append(w.t("part_n_cards", part=label, need=r.per_gpu_gib, n=card.gpus_needed, gpu=card.gpu))
         else:
             items.append(w.t("part_memory", part=label, need=r.per_gpu_gib))
+        four_bit = _four_bit_of(turn, r)  # "the Code Llama models": the 4-bit figure most people run, beside
+        if four_bit is not None:
+            items[-1] += w.t("part_four_bit", precision=four_bit.precision, need=four_bit.per_gpu_gib)
     w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))
+
+
+def _four_bit_of(turn: Turn, r: VramResult) -> VramResult | None:
+    """The same model at 4-bit, sized beside a family's parts (card_count.py), when the part is not 4-bit already."""
+    if r.precision != "bf16" and r.precision != "fp16":
+        return None
+    return next((c for c in turn.own("card_count", VramResult) if c.model == r.model and c.fit is None), None)

@@ -64,18 +64,32 @@ def _ladder(s: Scenario, first: VramResult, shorten: bool) -> list[Scenario]:
             out.append(s.model_copy(update={"mode": "qlora", "precision": None, "context_tokens": _SHORTEST_SEQUENCE}))
             fused["context_tokens"] = _SHORTEST_SEQUENCE
         out.append(s.model_copy(update=fused))
+    four_bit = _four_bit(s)
     if mode == "inference" and first.precision in ("bf16", "fp16", "fp32"):
-        out.append(s.model_copy(update={"precision": "awq"}))
+        out.append(s.model_copy(update={"precision": four_bit}))
     if mode == "inference" and shorten:
         # the same format as sized (a default may have chosen it), at the longest context that fits these cards:
         # "fits only up to 1,024 tokens" is a yes with its limit (an MHA model's KV cache), not "needs 2 cards"
-        precision = first.precision if first.precision not in ("bf16", "fp16", "fp32") else "awq"
+        precision = first.precision if first.precision not in ("bf16", "fp16", "fp32") else four_bit
         longest = _longest_context(s.model_copy(update={"precision": precision}), first.context_tokens - 1)
         if longest is not None:
             out.append(s.model_copy(update={"context_tokens": longest, "precision": precision}))
         elif first.context_tokens > _SHORT_CONTEXT:
             out.append(s.model_copy(update={"context_tokens": _SHORT_CONTEXT, "precision": precision}))
     return out
+
+
+def _four_bit(s: Scenario) -> str:
+    """The 4-bit build the cards run: a GGUF Q4_K_M on a Mac (llama.cpp / Ollama / MLX; AWQ kernels need CUDA) or
+    under an engine that runs GGUF files, AWQ for vLLM-class engines."""
+    from tools.catalog import resolve_gpu
+    from tools.sizing import engine_key
+
+    try:
+        apple = bool(s.gpu) and resolve_gpu(s.gpu or "")[0].vendor == "apple"
+    except AdvisorError:
+        apple = False
+    return "q4_k_m" if apple or engine_key(s.engine) == "llama.cpp" else "awq"
 
 
 def _longest_context(s: Scenario, upto: int) -> int | None:

@@ -338,6 +338,10 @@ class Compare(Capability):
         if parsed.pc_alternative and len(names) == 1:
             names = [*names, advice.pc_reference_gpu()]  # "Mac Studio 还是自己攒 PC": the PC's card
         methods, precisions = _ways(ctx)
+        if len(names) > 1 and not ctx.has_model:
+            # "A100 vs 4090 for LoRA?" with no model (or a pasted spec table's "FP32 / FP16" rows): the cards are
+            # compared on the job's bottleneck, not ways of running a model nobody named
+            methods, precisions = [], []
         if not names and not (methods or precisions):
             ctx.need("need_gpu")
             return

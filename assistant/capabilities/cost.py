@@ -10,13 +10,16 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.job_cost import is_job_question, job_calls, job_lines, plan_job
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from assistant.understanding import ParsedQuery
 from tools.catalog import resolve_gpu
 from tools.notes import label as tool_label
 from tools.notes import money, note, render_all
 from tools.tco import TcoResult, has_purchase_price
 
 
-def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False) -> None:
+def verdict(
+    w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False, occasional: bool = False
+) -> None:
     """Buy or rent at the user's hours first (spot for jobs that survive a restart); with no hours said,
     the usage at which buying starts to pay."""
     od = next((o for o in r.rent if o.kind == "on_demand"), None)
@@ -39,7 +42,7 @@ def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: boo
         return
     if not hours_stated and be is not None and be <= 730:
         w.say(
-            "tco_verdict_threshold",
+            "tco_verdict_occasional" if occasional else "tco_verdict_threshold",
             n=r.num_gpus,
             gpu=r.gpu,
             hours=be,
@@ -66,8 +69,10 @@ def verdict(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: boo
     )
 
 
-def tco_lines(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False) -> None:
-    verdict(w, r, hours_stated, restartable)
+def tco_lines(
+    w: Writer, r: TcoResult, hours_stated: bool = True, restartable: bool = False, occasional: bool = False
+) -> None:
+    verdict(w, r, hours_stated, restartable, occasional)
     cur = r.currency
     lines = [
         w.t(
@@ -100,6 +105,14 @@ def tco_lines(w: Writer, r: TcoResult, hours_stated: bool = True, restartable: b
     w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
+def _first_card_question(parsed: ParsedQuery) -> bool:
+    """Buy vs rent asked by one person with nothing named: a first 24 GB card answers it. A team's cards depend on
+    its workload (ask which), and "how do I save when renting?" is a how-to the guides answer."""
+    if parsed.buy_or_rent == "buy" or parsed.persona in ("team", "company"):
+        return False
+    return not (parsed.advice and parsed.buy_or_rent == "rent")
+
+
 class Cost(Capability):
     intent = "cost"
     owns = (ToolName.CALCULATE_TCO,)
@@ -121,7 +134,10 @@ class Cost(Capability):
         s, parsed = ctx.scenario, ctx.parsed
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu else [])
         if not names:
-            budgeted = s.budget or s.monthly_budget or "recommend" in ctx.intents  # "what to rent for $500 a month"
+            # "what to rent for $500 a month", "buy what for Qwen2.5-72B": which card first; "租云 GPU 跑满血 R1，有什么
+            # 推荐" asks where the model rents, not for a ranked purchase
+            picks = "recommend" in ctx.intents and parsed.buy_or_rent != "rent"
+            budgeted = s.budget or s.monthly_budget or picks
             serving = s.users or s.serving or (s.batch or 1) > 1  # users to serve: which card, at what speed each
             if ctx.has_model and not (budgeted or serving or parsed.buy_or_rent == "buy"):
                 # "the lowest cost way to run Grok-1", "is it cheaper to rent for Qwen2.5-72B?": where the model's
@@ -129,6 +145,10 @@ class Cost(Capability):
                 ctx.hand_over(self.intent, "rent_where")
             elif ctx.has_model:
                 ctx.delegate("recommend")  # "buy what for Qwen2.5-72B": which GPUs first
+            elif _first_card_question(parsed):
+                # "不经常用的话云还是比买显卡便宜", "buying a workstation vs the cloud?" with no card or model: what a
+                # first (24 GB) card rents for, and from how many hours a month owning it pays
+                ctx.hand_over(self.intent, "rent_where")
             else:
                 ctx.need("need_gpu")
             return
@@ -172,7 +192,7 @@ class Cost(Capability):
         for o in turn.outcomes:
             if o.call.owner == self.intent and isinstance(o.result, TcoResult):
                 stated = "utilization" in o.call.args  # the user's hours, or a 50% default
-                tco_lines(w, o.result, stated, turn.parsed.interruptible)
+                tco_lines(w, o.result, stated, turn.parsed.interruptible, turn.parsed.occasional_use)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, TcoResult):

@@ -58,6 +58,9 @@ def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
         # and the others named are the first fixes to try
         args["precision"] = max(q.precisions_mentioned, key=lambda p: resolve_precision(p).bits)
         args["other_precisions"] = [p for p in q.precisions_mentioned if p != args["precision"]]
+    elif len(q.precisions_mentioned) > 1 and s.mode not in _TRAINING:
+        # "slow with f16 or q8_0": the lightest named is the best case, and the one its log shows
+        args["precision"] = min(q.precisions_mentioned, key=lambda p: resolve_precision(p).bits)
     if s.mode in _TRAINING or q.measured_seconds_per_step:
         args |= {"mode": "training", "method": s.mode if s.mode in _TRAINING else "lora"}
     engine = _engine(s, q)
@@ -68,6 +71,7 @@ def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
         args["flags"] = list(dict.fromkeys(flags))
     args["symptom"] = q.symptom or ("memory_high" if q.measured_memory_gib else "slow")
     _measured_args(args, q)
+    _log_args(args, q)
     for arg, value in (("ram_gib", s.ram_gib), ("memory", s.ram_type), ("machine", s.machine)):
         if value:
             args[arg] = value
@@ -107,19 +111,48 @@ def _own_gpu(q: ParsedQuery) -> str | None:
 
 
 def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
-    """The numbers measured; two speeds and two cards named are one measurement per card, in the order written.
+    """The numbers measured; two speeds and two cards named are one measurement per card: each speed belongs to the
+    card named last before it ("on the 3090 about 15 tokens/s, on the P40 0.5"), else they go in the order written.
     Another card named without its own speed ("1 张 A100 就还可以", "别人的 2080 Ti 比我的 3090 快") is the
     comparison: the same job's ceiling on it."""
     others = [g for g in q.gpu_mentions if g != args.get("gpu")]
     if q.measured_speeds:
         args["measured_tokens_per_s"] = q.measured_speeds[0]
-        if len(q.measured_speeds) > 1 and len(q.gpu_mentions) > 1:
+        by_card = _speeds_by_card(q)
+        own = args.get("gpu")
+        if own in by_card and len(by_card) > 1:
+            other = next(g for g in by_card if g != own)
+            args |= {"measured_tokens_per_s": by_card[own], "other_gpu": other}
+            args["other_measured_tokens_per_s"] = by_card[other]
+        elif len(q.measured_speeds) > 1 and len(q.gpu_mentions) > 1:
             args |= {"other_gpu": q.gpu_mentions[1], "other_measured_tokens_per_s": q.measured_speeds[1]}
     if "other_gpu" not in args and others and args.get("gpu") and "mode" not in args:
         args |= {"other_gpu": others[0], "other_num_gpus": q.gpu_counts.get(others[0], 1)}
     for arg in ("measured_seconds_per_step", "target_tokens_per_s", "measured_memory_gib"):
         if getattr(q, arg) is not None:
             args[arg] = getattr(q, arg)
+
+
+def _speeds_by_card(q: ParsedQuery) -> dict[str, float]:
+    """The first speed stated after each card's name, by card."""
+    out: dict[str, float] = {}
+    for speed, gpu in zip(q.measured_speeds, q.measured_speed_gpus, strict=False):
+        if gpu is not None and gpu not in out:
+            out[gpu] = speed
+    return out
+
+
+def _log_args(args: dict[str, Any], q: ParsedQuery) -> None:
+    """What a pasted log says: the prompt speed, the layers that reached the GPU, another process's memory."""
+    log = q.run_log
+    for arg, value in (
+        ("measured_prefill_tokens_per_s", log.prefill_tokens_per_s),
+        ("gpu_layers_loaded", log.layers_on_gpu),
+        ("oom_gpu", log.oom_gpu),
+        ("other_process_gib", log.others_gib),
+    ):
+        if value is not None:
+            args[arg] = value
 
 
 def _reason(w: Writer, r: DiagnoseResult) -> str:

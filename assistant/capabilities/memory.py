@@ -359,6 +359,9 @@ class Memory(Capability):
             ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
         elif not ctx.parsed.stated_capacity_gib:
             ctx.second_round.append("card_needed")  # "需要多大的 GPU": the smallest common card that holds it
+            from assistant.capabilities.memory_formats import plan_formats
+
+            plan_formats(ctx)  # "how much VRAM": as published, at 8-bit and at 4-bit, each with its card, first
         elif not s.precision:
             _capacity_way(ctx)
         if ctx.parsed.asks_minimum and (s.mode or "inference") == "inference" and not s.precision:

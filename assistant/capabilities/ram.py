@@ -9,6 +9,7 @@ user's model (else the next size up) with its spill in RAM (`estimate_offload`),
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
@@ -23,11 +24,51 @@ from tools.vram import VramResult
 _FORMAT = "q4_k_m"  # what runs on one person's cards and spills into RAM (llama.cpp / Ollama)
 
 
-def _tiers(card_gib: float) -> tuple[str, str | None]:
-    """(the biggest common model a card of this size holds at 4-bit, the next size up), advice.yaml tiers."""
+def _tiers(card_gib: float, family: str | None = None) -> tuple[str, str | None]:
+    """(the biggest common model a card of this size holds at 4-bit, the next size up), advice.yaml tiers; of the
+    family the user named when there is one ("to work with LLaMA": LLaMA-33B and LLaMA-65B, not Qwen)."""
     rows = advice.policy()["reference_model_by_memory"]
     i = next(i for i, r in enumerate(rows) if card_gib >= r["min_gib"])
-    return rows[i]["model"], (rows[i - 1]["model"] if i > 0 else None)
+    fits, bigger = rows[i]["model"], (rows[i - 1]["model"] if i > 0 else None)
+    return _of_family(family, fits, bigger) if family else (fits, bigger)
+
+
+def _of_family(family: str, fits: str, bigger: str | None) -> tuple[str, str | None]:
+    """The family's dense text model of the tier's size or just under, and its next size up."""
+    from tools.models import registry
+
+    def size(model_id: str) -> float:
+        arch = registry()[model_id]
+        return arch.official_params_b or arch.params / 1e9
+
+    def newest(ids: list[str]) -> str:
+        return max(ids, key=lambda m: registry()[m].released or "")
+
+    text = re.compile(r"vision|-vl|-omni|-audio|coder|math", re.I)  # the family's chat models, not its specialists
+    rows = [a.id for a in registry().values() if a.family == family and not a.moe and not text.search(a.id)]
+    cap = size(fits) * 1.05  # "a 32B card" also holds LLaMA-33B (32.5B)
+    under = [m for m in rows if size(m) <= cap]
+    if not under:
+        return fits, bigger
+    top = max(size(m) for m in under)
+    mine = newest([m for m in under if size(m) >= 0.9 * top])  # Qwen3-32B over Qwen2.5-32B: one size, newest
+    over = [m for m in rows if size(m) > size(mine) * 1.2]
+    if not over:
+        return mine, bigger
+    least = min(size(m) for m in over)
+    return mine, newest([m for m in over if size(m) <= 1.1 * least])
+
+
+def _within(model: str, tokens: int) -> int:
+    """The default context, never past what the model was trained for (LLaMA-1: 2,048)."""
+    from tools.errors import AdvisorError
+    from tools.models import resolve_model
+
+    try:
+        most = resolve_model(model)[0].max_context
+    except AdvisorError:
+        return tokens
+    return min(tokens, most) if most else tokens
 
 
 class Ram(Capability):
@@ -42,12 +83,23 @@ class Ram(Capability):
         ctx.intents = [i for i in ctx.intents if i != "concept"]  # the RAM figure answers it
         ref: dict[str, Any] = {"model": s.model} if s.model else ({"params_b": s.params_b} if s.params_b else {})
         if gpu is not None:
-            fits, bigger = _tiers(gpu.usable_memory_gib * n)
-            base = dict(precision=_FORMAT, context_tokens=advice.default_context("inference", personal=True))
-            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, model=fits, mode="inference", num_gpus=n, gpu=gpu.id, **base)
+            fits, bigger = _tiers(gpu.usable_memory_gib * n, ctx.parsed.model_family)
+            tokens = advice.default_context("inference", personal=True)
+            ctx.add(
+                self.intent,
+                ToolName.ESTIMATE_VRAM,
+                model=fits,
+                mode="inference",
+                num_gpus=n,
+                gpu=gpu.id,
+                precision=_FORMAT,
+                context_tokens=_within(fits, tokens),
+            )
             spill = ref or ({"model": bigger} if bigger else {})
             if spill:
-                ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **spill, **base, gpu=gpu.id, num_gpus=n)
+                within = _within(spill["model"], tokens) if "model" in spill else tokens
+                args = dict(precision=_FORMAT, context_tokens=within, gpu=gpu.id, num_gpus=n)
+                ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **spill, **args)
         elif ref:  # no card named: what the RAM must hold to run the model at all, and how fast from RAM alone
             ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **ref, precision=_FORMAT)
 

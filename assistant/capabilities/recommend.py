@@ -287,9 +287,10 @@ class Recommend(Capability):
         """A purchase asked: the pick leads, before the memory figures and the warnings about a card the user had
         ("which GPU for 7B and 70B? my K80 struggled"). "Does it support RTX 40? Should I buy one?": the support
         verdict asked first answers first, the purchase after."""
+        from assistant.capabilities.support import supported_before_purchase
         from tools.support import SupportResult
 
-        if turn.results(SupportResult):
+        if turn.results(SupportResult) and not supported_before_purchase(turn):
             return 1
         # it leads with a pick of its own choosing: not "nothing fits", nor a choice among the cards the user named
         # ("两张 M40 能微调吗": the verdict on their cards leads)
@@ -298,7 +299,11 @@ class Recommend(Capability):
         return -1 if "recommend" in turn.plan.intents and chosen else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
+        from assistant.capabilities.support import supported_before_purchase, supported_line
+
         results = turn.own(self.intent, RecommendResult)
+        if supported_before_purchase(turn):
+            supported_line(w, turn)  # "does it support RTX 40? should I buy one?": yes, then what to buy
         if len(results) > 1:
             parts_lead(w, results)
         for r in results:

@@ -47,6 +47,18 @@ def _model_label(vram: VramResult) -> str:
     return f"{vram.model} ({size:.0f}B)" if size >= 10 else f"{vram.model} ({size:.1f}B)"
 
 
+def _context_for(model: str | None) -> int:
+    """A rented server's context: 8k, or the model's whole window when it is shorter (GPT-3's 2,048)."""
+    from tools.errors import AdvisorError
+    from tools.models import resolve_model
+
+    try:
+        window = resolve_model(model)[0].max_context if model else None
+    except AdvisorError:
+        window = None
+    return min(_CONTEXT, window) if window else _CONTEXT
+
+
 def _cheapest_card_for(s: Scenario) -> list[str]:
     """The card of the cheapest dated rental that holds the scenario's training job (plan time: a pure function)."""
     ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
@@ -108,7 +120,7 @@ class Rent(Capability):
             # the model's memory first (at the format a rented server runs it in), then where that memory rents
             job = workload_args(s)
             if job["mode"] == "inference" and not s.context_tokens:
-                job["context_tokens"] = _CONTEXT  # a training job keeps the estimator's sequence length
+                job["context_tokens"] = _context_for(s.model)  # a training job keeps the estimator's sequence length
             cur = s.currency or "USD"
             precision = s.precision or best_rent_precision(s.model, s.params_b, job["mode"], cur, s.rent_provider)
             if precision:
@@ -169,6 +181,14 @@ class Rent(Capability):
     def records(self, tool: ToolName) -> bool:
         return tool == ToolName.RENT_PROVIDERS
 
+    def phase(self, turn: Turn) -> int:
+        """First when the price was asked before the sizing ("what does fine-tuning X cost?": the hourly price of
+        the card it needs leads, the memory per method backs it)."""
+        order = turn.plan.intents
+        if "memory" in order and self.intent in order and order.index(self.intent) < order.index("memory"):
+            return -2
+        return self.render_phase
+
     def render(self, w: Writer, turn: Turn) -> None:
         if turn.own(self.intent, SpeedResult):
             job_lines(w, turn, self.intent)  # a training job priced where it rents
@@ -177,8 +197,14 @@ class Rent(Capability):
         filtered = [r for r in results if r.provider]
         everywhere = [r for r in results if not r.provider]
         tcos = turn.own(self.intent, TcoResult)
+        parsed = turn.parsed
+        hours_stated = turn.plan.scenario.utilization is not None
+        sized = next(iter(turn.own(self.intent, VramResult)), None)
+        job = sized.mode if sized is not None and sized.mode != "inference" else None
+        # "buy or rent?" with no hours said (and not "now and then"): the hours decide, so the threshold leads
+        weighs = parsed.buy_or_rent == "compare" and not hours_stated and not parsed.occasional_use
         for r in filtered or everywhere:
-            rent_lines(w, r, tcos, turn.plan.scenario.utilization is not None)
+            rent_lines(w, r, tcos, hours_stated, weighs, job)
         if filtered and everywhere:
             _elsewhere(w, everywhere[0], filtered[0])
         lead = (filtered or everywhere or [None])[0]
@@ -219,9 +245,32 @@ def _until(w: Writer, tco: TcoResult | None) -> str:
     return w.t("rent_until", hours=be, per_day=od.break_even_hours_per_day, upfront=money(tco.upfront, tco.currency))
 
 
-def rent_lines(w: Writer, r: RentResult, tcos: list[TcoResult] | None = None, hours_stated: bool = False) -> None:
+def _threshold(tco: TcoResult | None) -> dict[str, Any]:
+    """The busy hours a month from which owning the card pays, a day's share and the money up front (empty when
+    owning never pays)."""
+    od = next((o for o in tco.rent if o.kind == "on_demand"), None) if tco else None
+    if tco is None or od is None or od.break_even_hours_per_month is None:
+        return {}
+    if od.break_even_hours_per_month > _MONTH_HOURS:
+        return {}
+    return {
+        "hours": od.break_even_hours_per_month,
+        "per_day": od.break_even_hours_per_day,
+        "upfront": money(tco.upfront, tco.currency),
+    }
+
+
+def rent_lines(
+    w: Writer,
+    r: RentResult,
+    tcos: list[TcoResult] | None = None,
+    hours_stated: bool = False,
+    weighs: bool = False,
+    job: str | None = None,
+) -> None:
     """The cheapest offer leads (with its date and, for a card people buy, the hours from which owning pays),
-    then the next few, interruptible capacity and free tiers."""
+    then the next few, interruptible capacity and free tiers. `weighs`: buying is weighed against renting with no
+    hours said, so the hours from which owning pays lead."""
     offers = r.offers or r.alternatives
     if not offers:
         w.say("rent_none")
@@ -229,6 +278,8 @@ def rent_lines(w: Writer, r: RentResult, tcos: list[TcoResult] | None = None, ho
     first = offers[0]
     tco = _tco_for(r, tcos or [])
     fields = _fields(w, first, r) | {"until": _until(w, tco)}
+    if job and fields["precision"]:  # "what does fine-tuning X cost": the job the memory was sized for
+        fields["precision"] = w.t("rent_job_format", format=fields["precision"], method=w.label("method", job))
     if tco is not None and hours_stated and tco.cheapest == "buy":
         # "24/7 on a cloud GPU": at the user's own hours owning the card costs less; say so first
         w.say(
@@ -238,6 +289,9 @@ def rent_lines(w: Writer, r: RentResult, tcos: list[TcoResult] | None = None, ho
             months=tco.horizon_months,
             **fields,
         )
+    elif weighs and r.offers and not r.gpu and _threshold(tco):
+        key = "rent_lead_need_depends" if r.model and r.need_gib else "rent_lead_depends"
+        w.say(key, need=r.need_gib or 0, **(fields | _threshold(tco)))
     elif not r.offers:
         w.say("rent_lead_alternative", asked=r.gpu, **fields)
     elif r.provider and r.model and r.need_gib:

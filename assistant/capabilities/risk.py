@@ -98,8 +98,10 @@ class Risk(Capability):
         if args["job"] != "training" and _old(gpus[0]) and not s.engine:
             s.engine = "llama.cpp"  # what runs on a card older than Volta: the fit below assumes it
         ctx.add(self.intent, ToolName.ASSESS_CARD, **args)
-        if args["job"] == "training" and not ctx.has_model and "capacity" not in ctx.intents:
-            # "能支持下 v100 做 finetune 么": no model named, so what the cards can fine-tune is the sizing
+        others = {"compare", "support", "diagnose"} if args["job"] != "training" else set()
+        if not ctx.has_model and "capacity" not in ctx.intents and not set(ctx.intents) & others:
+            # "能支持下 v100 做 finetune 么", "单卡2080ti 魔改22G的效果怎么样": no model named, so what the cards run
+            # (or fine-tune) is the sizing an expert gives with the trap
             ctx.intents.append("capacity")
             ctx.delegate("capacity")
 

@@ -17,7 +17,7 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
 from tools.notes import render_all
-from tools.support import SupportResult, SupportSource
+from tools.support import SupportResult, SupportSource, platform_vendor
 
 _MAX_SUBJECTS = 3
 _MAX_GPUS = 4
@@ -30,6 +30,8 @@ def _subjects(parsed: ParsedQuery, scenario: Scenario) -> list[str]:
     named = list(parsed.support_subjects)
     if len(named) > 1 and parsed.precision:
         named = [s for s in named if s != parsed.precision] or named
+    if len(named) > 1:  # "Unsloth ... CUDA = 6.1" in a log: the software the user runs, not the platform under it
+        named = [s for s in named if platform_vendor(s) is None] or named
     if named:
         return named[:_MAX_SUBJECTS]
     return [scenario.support_subject] if scenario.support_subject else []
@@ -127,9 +129,22 @@ def support_lines(
     if overview and len(results) > 1:
         overview_lines(w, results, also)
     else:
+        _cards_lead(w, results)
         for r in results:
             result_lines(w, r)
     trailer_lines(w, results)
+
+
+def _cards_lead(w: Writer, results: list[SupportResult]) -> None:
+    """One engine on several cards ("一张5090和macbook pro能玩vllm吗"): one sentence with every card's verdict
+    leads, so no card waits behind the first one's details."""
+    engines = {r.engine for r in results}
+    cards = list(dict.fromkeys(r.gpu for r in results))
+    if len(engines) != 1 or len(cards) < 2:
+        return
+    sep = "；" if w.lang == "zh" else "; "
+    items = [w.t("support_cards_item", gpu=r.gpu, verdict=w.label("support_word", r.verdict)) for r in results]
+    w.say("support_cards_lead", subject=results[0].engine_name, verdicts=sep.join(items))
 
 
 def _same_target(turn: Turn, first: SupportResult) -> list[str]:
@@ -146,6 +161,42 @@ def _same_target(turn: Turn, first: SupportResult) -> list[str]:
         if target.target == (first.gfx_target or first.compute_capability) and target.name not in (first.gpu, *out):
             out.append(target.name)
     return out
+
+
+_SIZED = ("memory", "fit", "speed", "compare", "risk", "capacity", "diagnose", "offload")
+
+
+def supported_before_purchase(turn: Turn) -> bool:
+    """Every engine checked runs on the card, and the message also asks what to buy (a recommendation was made)."""
+    from tools.recommend import RecommendResult
+
+    results = turn.own(Support.intent, SupportResult)
+    bought = any(r.primary is not None for r in turn.own("recommend", RecommendResult))
+    return bool(results) and bought and all(r.verdict == "yes" for r in results)
+
+
+def supported_line(w: Writer, turn: Turn) -> None:
+    """ "Yes: vLLM, llama.cpp and Ollama all run on the GeForce RTX 40 series (compute capability 8.9)." """
+    results = turn.own(Support.intent, SupportResult)
+    first = results[0]
+    sep = "、" if w.lang == "zh" else ", "
+    engines = sep.join(dict.fromkeys(r.engine_name for r in results))
+    cc = first.compute_capability
+    target = w.t("support_cc", cc=cc) if cc else (first.gfx_target or first.architecture or "-")
+    w.say("support_all_yes", engines=engines, gpu=first.gpu, target=target)
+
+
+def _size_the_model(ctx: PlanContext) -> None:
+    """ "VLLM V1 不支持 V100 ... model_tag='./DeepSeek-R1-Distill-Qwen-7B/'": the verdict is about the engine, and the
+    model the user runs is sized on their card beside it (whether it fits, with what the engine keeps back)."""
+    from tools.catalog import catalog
+
+    s = ctx.scenario
+    if ctx.has_model and s.gpu in catalog() and not set(ctx.intents) & set(_SIZED):
+        if s.precision is None and not catalog()[s.gpu].bf16_tflops:
+            s.precision = "fp16"  # a card without BF16 runs 16-bit models in FP16 (vLLM's `--dtype half`)
+        ctx.intents.append("fit")
+        ctx.delegate("fit")
 
 
 class Support(Capability):
@@ -167,18 +218,24 @@ class Support(Capability):
                 for gpu in _relevant(subject, gpus):
                     args = {"engine": subject, "gpu": gpu, **({"precision": precision} if precision else {})}
                     ctx.add(self.intent, ToolName.CHECK_SUPPORT, **args)
+            _size_the_model(ctx)
             return
         for subject in _overview(gpus[0]):  # "gfx906 not supported": what runs on it
             ctx.add(self.intent, ToolName.CHECK_SUPPORT, engine=subject, gpu=gpus[0])
 
     def phase(self, turn: Turn) -> int:
         """First when support is the question asked; beside another question ("MI300X or H100? How mature is
-        ROCm?") it follows that answer, with the card facts."""
+        ROCm?") it follows that answer, with the card facts. "Does it support RTX 40? Should I buy one?" with every
+        verdict yes: the purchase leads with a one-line yes (recommend.py), the sources follow it."""
+        if supported_before_purchase(turn):
+            return 2
         return 0 if turn.plan.intents[:1] == [self.intent] else 2
 
     def render(self, w: Writer, turn: Turn) -> None:
         results = turn.own(self.intent, SupportResult)
-        if results:
+        if results and supported_before_purchase(turn):
+            trailer_lines(w, results)  # the yes itself leads the recommendation
+        elif results:
             overview = not turn.parsed.support_subjects and len({r.engine for r in results}) > 1
             support_lines(w, results, overview=overview, also=_same_target(turn, results[0]) if overview else None)
 

@@ -21,6 +21,7 @@ from typing import Any
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.card_needed import reference_card
 from assistant.capabilities.memory import first_vram, sharded_only
+from assistant.capabilities.methods_lead import plan_full_offload
 from assistant.capabilities.workload import speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -65,7 +66,9 @@ class Training(Capability):
             return
         if {"compare", "recommend", "diagnose"} & set(ctx.intents):
             return  # a comparison or a recommendation weighs the methods itself
-        for mode in _other_methods(ctx):
+        methods = _other_methods(ctx)
+        plan_full_offload(ctx, methods)  # full fine-tuning with ZeRO-Offload, for when it does not fit the cards
+        for mode in methods:
             other = s.model_copy(update={"mode": mode, "precision": None})
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(other))
             if not s.gpu:
@@ -107,7 +110,7 @@ class Training(Capability):
             if r.fit is None:
                 turn.shown.add(i)  # sized again on a card in the second round
         own = [(i, r) for i, r in own if r.fit is not None]
-        methods = [(i, r) for i, r in own if main is None or r.mode != main.mode]
+        methods = [(i, r) for i, r in own if (main is None or r.mode != main.mode) and i not in turn.shown]
         if main is not None and main.cpu_offload_gib:
             _offload_ram(w, main, turn.plan.scenario.ram_gib)
         if main is not None and main.fit is not None and not main.fit.fits and turn.plan.scenario.gpu:
@@ -331,6 +334,26 @@ def _bytes_per_param(r: VramResult) -> float | None:
 _EXAMPLE_SAMPLES = 10_000
 
 
+def _capacity_example_time(plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
+    """ "Can a 3060 fine-tune? How long?" with no model: the hours for the largest model the card fine-tunes
+    (the lead method's first example, capacity.py), on an example dataset unless one was stated."""
+    from tools.capacity import CapacityResult
+
+    s = plan.scenario
+    for o in outcomes:
+        r = o.result
+        if o.call.owner != "capacity" or not isinstance(r, CapacityResult) or r.gpu_id is None:
+            continue
+        way = next((x for x in r.ways if x.mode in _TRAINING and x.examples), None)
+        if way is None:
+            continue
+        data = {} if (s.dataset_samples or s.dataset_tokens) else {"dataset_samples": _EXAMPLE_SAMPLES}
+        update = {"model": way.examples[0].model_id, "params_b": None, "mode": way.mode, "precision": None}
+        job = s.model_copy(update={**update, "gpu": r.gpu_id, "num_gpus": r.num_gpus, **data})
+        return [ToolCall(name=ToolName.ESTIMATE_SPEED, args=speed_args(job), owner=TrainingTime.intent)]
+    return []
+
+
 class TrainingTime(Capability):
     """How long a fine-tune takes when no card was named: the hours on the card the job needs (card_needed's
     reference card), for the user's dataset or an example one."""
@@ -354,7 +377,7 @@ class TrainingTime(Capability):
             None,
         )
         if main is None:
-            return []
+            return _capacity_example_time(plan, outcomes)
         fits = main.fit is not None and main.fit.fits
         if fits and any(o.call.name == ToolName.ESTIMATE_SPEED for o in outcomes):
             return []  # the speed question on the user's cards already has its hours
@@ -377,6 +400,12 @@ class TrainingTime(Capability):
         if card == advice.reference_multi_card() and main.per_gpu_gib > usable_gib(_gpu(card), _training_headroom()):
             return None, 0  # a multi-GPU job with no card named: the count decides the hours
         return card, 1
+
+    def phase(self, turn: Turn) -> int:
+        """The hours lead a "how long" question; for the example model of "what can this card fine-tune" they
+        follow the sizes (capacity.py)."""
+        s = turn.plan.scenario
+        return self.render_phase if s.model or s.params_b else 1
 
     def render(self, w: Writer, turn: Turn) -> None:
         from assistant.capabilities.speed import time_lead

@@ -101,8 +101,7 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
         s.min_card_gib = max(s.min_card_gib or 0, image_generation_min_gib())
     if s.deployment is None and parsed.buy_or_rent in ("buy", "rent"):
         s.deployment = "local" if parsed.buy_or_rent == "buy" else "cloud"  # "买什么卡" is a purchase
-    if parsed.precision and s.mode in ("full", "lora") and parsed.precision not in _FLOAT_BASES:
-        s.mode = "qlora" if parsed.precision in ("nf4", "int4", "int8", "gptq", "awq") else "inference"
+    _merge_quantized_training(parsed, s)
     if parsed.hours_per_day is not None:
         s.utilization = min(1.0, parsed.hours_per_day / 24)
     if parsed.cloud_price_per_hour is not None:
@@ -114,6 +113,14 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
     if s.currency is None:
         s.currency = currency_for(parsed.language)
     return s, notes
+
+
+def _merge_quantized_training(parsed: ParsedQuery, s: Scenario) -> None:
+    """A 4-bit base turns a fine-tune into QLoRA; QLoRA's float precision is its compute dtype, not the base."""
+    if parsed.precision and s.mode in ("full", "lora") and parsed.precision not in _FLOAT_BASES:
+        s.mode = "qlora" if parsed.precision in ("nf4", "int4", "int8", "gptq", "awq") else "inference"
+    if s.mode == "qlora" and s.precision in _FLOAT_BASES:
+        s.precision = None  # "QLoRA, bf16" (or "Bfloat16 = FALSE" in a log): the compute dtype; the base is 4-bit
 
 
 def _merge_sample_length(parsed: ParsedQuery, s: Scenario) -> None:
@@ -226,6 +233,11 @@ def _carried_intents(parsed: ParsedQuery, previous: Scenario, intents: list[str]
         return list(previous.last_intents)  # "一张 4090，用 AWQ" answers the question asked before
     if parsed.is_followup and (not intents or set(intents) <= {"concept"}):
         return list(previous.last_intents)
+    named = parsed.model or parsed.params_b or parsed.model_family or parsed.unknown_model
+    sized = set(previous.last_intents) & {"memory", "fit", "speed"} and (previous.model or previous.params_b)
+    if intents == ["capacity"] and not parsed.capacity_asked and not named and sized:
+        # "请问如果两张4090卡可以完成训练吗" after sizing a 7B: that 7B on the new cards, not what the cards train
+        return list(previous.last_intents)
     if not intents and any(getattr(parsed, k) is not None for k in _FOLLOWUP_SLOTS):
         return list(previous.last_intents)  # "32k 上下文呢" without a question word
     return []
@@ -289,6 +301,10 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         if intent == "concept":
             continue  # the guide search is planned once, below, for every question type that cites
         if cap.needs_model and not ctx.has_model:
+            if intent == "fit" and s.gpu and "rent_where" in ctx.intents:
+                # "would 2 H100 be enough? which service to rent them from?" with no model: what they hold
+                ctx.hand_over(intent, "capacity")
+                continue
             ctx.need("need_model")
             continue
         cap.plan(ctx)
@@ -315,8 +331,9 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
 
 
 # Parts planned beside the question when it calls for them: a model too big for any card (how people deploy it),
-# a request rate (the fleet it takes), a card about to be bought that does not hold the model (the one that would)
-_COMPANIONS = ("big_model", "fleet", "buy_instead")
+# a request rate (the fleet it takes), a card about to be bought that does not hold the model (the one that would),
+# "how many of this card" (the count at each format)
+_COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count")
 # Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
 _EVERY_PART = ("memory", "fit", "recommend")
 _MAX_PARTS = 4  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once

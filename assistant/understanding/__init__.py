@@ -32,7 +32,8 @@ from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
 from assistant.understanding.requirements import _drop_feature_precision, _precisions_mentioned, _requirements
-from assistant.understanding.software import _software, _support_subjects, _support_targets
+from assistant.understanding.run_log import _run_log
+from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
 from assistant.understanding.symptoms import _measured, _symptoms
 from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text
 from assistant.understanding.usage import _per_minute_price, _usage
@@ -95,11 +96,13 @@ def _parse(text: Any) -> ParsedQuery:
     st.q.injection = bool(_lex().rx["injection"].search(norm))
     # Spans first, most specific first; each step masks what it used (a few only read).
     for step in (
+        _run_log,  # a pasted log's speeds, layers and OOM message: no dataset, context or size reads them
         _software,  # engine names first: "llama.cpp" is no model, "vLLM" no GPU
         _kv_dtype,
         _precision,
         _dataset,  # "1 million samples", "10万条", "500M tokens": not money, sizes, a context or part of a name
         _models,
+        _repository,  # after its model series is read, the thread's repository names no GPU
         _gpus,
         _measured,  # "4.5 tok/s", "用了 27G" before RAM sizes and counts read the numbers
         _usage,  # "每月 1 亿 tokens", "10k requests a day": a service's volume, not a training dataset

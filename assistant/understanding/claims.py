@@ -10,6 +10,7 @@ from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _number
 from assistant.understanding.query import Claim
 from assistant.understanding.text import _MAX_SPANS, _Clause, _clauses, _GpuSpan, _State
+from tools.catalog import catalog
 
 _CLAIM_GAP = 24  # at most this many characters between a GPU and a feature for a statement about that GPU
 
@@ -82,7 +83,7 @@ def _claim(st: _State, clause: _Clause, topic: str, gpu: _GpuSpan, gap: str, end
         nm = rx[f"{topic}_in_gap"].fullmatch(gap) or rx[f"{topic}_after_word"].match(rest)
         if nm:
             value = float(nm.group("v").replace(",", ""))
-            differs = topic == "tflops" or _differs_from_catalog(gpu.text, value)
+            differs = topic == "tflops" or _differs_from_catalog(gpu.text, value, gpu.value)
             return True, Claim(topic=topic, gpu=gpu.value, asserted=value) if differs else None
     return False, None
 
@@ -102,14 +103,16 @@ def _stated_vram_claims(st: _State) -> list[Claim]:
     claims = []
     for g in st.gpus:
         m = rx["vram_after_gpu"].match(text[g.end : g.end + 24]) if g.value else None
-        if m and _differs_from_catalog(g.text, float(m.group("v").replace(",", ""))):
+        if m and _differs_from_catalog(g.text, float(m.group("v").replace(",", "")), g.value):
             claims.append(Claim(topic="vram", gpu=g.value, asserted=float(m.group("v").replace(",", ""))))
     return claims
 
 
-def _differs_from_catalog(gpu_text: str, vram_gib: float) -> bool:
-    hit = _resolve_gpu_span(gpu_text)
-    return hit.vram_gib is None or abs(vram_gib - hit.vram_gib) > 0.5
+def _differs_from_catalog(gpu_text: str, vram_gib: float, value: str | None = None) -> bool:
+    """Whether the size differs from the card read ("M2 Ultra with 64G" already read as the 64GB M2 Ultra)."""
+    read = catalog().get(value or "")
+    gib = read.vram_gib if read else _resolve_gpu_span(gpu_text).vram_gib
+    return gib is None or abs(vram_gib - gib) > 0.5
 
 
 def _concepts(st: _State) -> None:

@@ -20,6 +20,7 @@ _CONTEXT_WORDS = "上下文|context|ctx|窗口|序列|长度|window|prompt|输�
 _MAX_SAMPLE_TOKENS = 1_000_000
 _RATE_BEFORE = re.compile(r"(?:每月|每天|每日|每周|每小时|per\s+(?:day|month|week|hour)|monthly|daily)\W{0,6}$", re.I)
 _MAX_TOKENS = 1e16
+_CHAT_ROUNDS_BEFORE = re.compile(r"(?:每天|每日|每小时|每周|每月|一天|对话|聊天|问答|提问)\S{0,4}\s*$")
 
 
 @cache
@@ -101,16 +102,23 @@ def _dataset(st: _State) -> None:
         if value and _MIN_DATASET_TOKENS <= value <= _MAX_TOKENS:
             q.dataset_tokens = value
             st.t.take(m.start(), m.end())
-    m = rx["epochs"].search(st.t.view)
+    _epochs(st)
+    _quoted_memory(st)
+    q.asks_time = bool(rx["asks_time"].search(st.t.text))
+    q.rl = next((name for name in ("grpo", "ppo", "dpo", "rl") if rx[f"rl_{name}"].search(st.t.text)), None)
+
+
+def _epochs(st: _State) -> None:
+    """'3 epochs', '训练 2 轮' — but not '每天对话 50 轮', rounds of chat a day (a service's requests, usage.py)."""
+    m = _patterns()["epochs"].search(st.t.view)
+    if m and m.group(0).endswith("轮") and _CHAT_ROUNDS_BEFORE.search(st.t.view[max(0, m.start() - 12) : m.start()]):
+        return
     if m:
         words = {"a single": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "ten": 10.0}
         value = words.get(m.group("v").lower()) or _number(m.group("v"))
         if value and 0 < value <= 1000:
-            q.epochs = value
+            st.q.epochs = value
             st.t.take(m.start(), m.end())
-    _quoted_memory(st)
-    q.asks_time = bool(rx["asks_time"].search(st.t.text))
-    q.rl = next((name for name in ("grpo", "ppo", "dpo", "rl") if rx[f"rl_{name}"].search(st.t.text)), None)
 
 
 def _quoted_memory(st: _State) -> None:

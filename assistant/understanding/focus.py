@@ -10,7 +10,8 @@ from functools import cache
 
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.patterns import _langs, _rx
-from assistant.understanding.text import _State
+from assistant.understanding.query import ParsedQuery
+from assistant.understanding.text import _State, without_pasted
 
 
 @cache
@@ -28,16 +29,23 @@ def _focus(st: _State) -> None:
     q = st.q
     if _prefill_words().search(st.t.text):
         q.focus = "prefill"
-    elif q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified or q.pretrain:
+    elif q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified or q.pretrain or _trains(q):
         q.focus = "training"
     elif q.serving or (q.users or 0) > 1 or (q.batch or 0) > 2:
         q.focus = "serving"
 
 
+def _trains(q: ParsedQuery) -> bool:
+    """An RL fine-tune ("GRPO") or a fine-tuning library ("the unsloth notebooks") names a training job."""
+    from tools.support import training_subjects
+
+    return bool(q.rl) or bool(set(q.support_subjects) & training_subjects())
+
+
 def _only_price_words(st: _State) -> bool:
     """The only comparing words are about price ("MI50 is like a 2080 Ti, but so much cheaper"): a claim the user
     makes about the cards, not a choice asked between them ("MI300X or H100?")."""
-    text = st.words_text or st.t.text
+    text = without_pasted(st.words_text or st.t.text)
     weak = [m.group(0).lower() for m in _lex().intent_rx["compare_weak"].finditer(text)]
     return bool(weak) and all(w in _PRICE_WORDS for w in weak)
 
@@ -52,7 +60,7 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
     gap between two cards ("A10 比 3090 慢一倍") stays the diagnosis's."""
     q = st.q
     cards = n_gpus + (1 if q.pc_alternative else 0)
-    choice = _choice_words().search(st.words_text or st.t.text)
+    choice = _choice_words().search(without_pasted(st.words_text or st.t.text))
     said = [p for p in (pos.get("compare_strong"), choice.start() if choice else None) if p is not None]
     if cards < 2 or not said:
         if "support" in out and _only_price_words(st):
@@ -71,3 +79,7 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
         pos["compare_choice"] = choice.start()  # a choice asked is an explicit question, even in a follow-up
     out.pop("build", None)
     out.pop("diagnose", None)
+    if "rent_where" not in pos:
+        # "the Ada is more expensive on RunPod, why is it slower?": the provider prices the cards being compared; it
+        # does not ask where to rent them
+        out.pop("rent_where", None)

@@ -94,6 +94,8 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
             gib = float(memory.group(1))
             chip = bool(re.search(r"(?<![a-z0-9])m\d", core, re.I))  # "M2 Max 64GB" names its chip
             other = _apple_with_memory(hit.value, gib, chip) or _variant_with_memory(hit.value, gib)
+            if not other and _MOD_WORD.search(memory.group(0)):
+                other = _mod_with_memory(hit.value, gib)  # "2080ti 魔改22G": the catalog's row for that mod
             if other:  # "Mac Studio 192G", "RTX 4060 Ti with 16GB": the model sold with that much memory
                 spans[-1].value = other
                 continue
@@ -104,24 +106,33 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
             if other:  # "a single 16GB V100": the variant with that memory
                 spans[-1].value = other
     for m in itertools.islice(lex.rx["gpu_unknown"].finditer(view), _MAX_SPANS):
+        if lex.rx["gpu_replaced"].search(view[max(0, m.start() - 40) : m.start()]):
+            continue  # "Alternative to Google TPU VM?", "不想用昇腾": an accelerator to replace, not one asked about
         if not any(s.start < m.end() and m.start() < s.end for s in spans):
             spans.append(_GpuSpan(m.start(), m.end(), m.group(0).strip(), None))
     return sorted(spans, key=lambda s: s.start)
 
 
-# not a size of system RAM ("一张 4090，64G DDR4 内存", "4090, 64GB RAM")
+# not a size of system RAM ("一张 4090，64G DDR4 内存", "4090, 64GB RAM"); a memory mod may be named between the card
+# and its size ("2080ti 魔改22G", "3080 modded to 20GB")
 _MEMORY_AFTER = re.compile(
-    r"^\s*(?:s\b|gpus?\b|cards?\b)?\s*(?:with|w/|,|\()?\s*(\d{2,3})\s*(?:gb|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
+    r"^\s*(?:s\b|gpus?\b|cards?\b)?\s*(?:with|w/|,|\()?\s*(?:(?:魔改|改装|扩容)(?:版|到|成|的)?|modded(?:\s+to)?|mod(?:ded)?\s+to)?"
+    r"\s*(\d{2,3})\s*(?:gb|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
     re.I,
 )
 
+_MOD_WORD = re.compile(r"魔改|改装|扩容|mod", re.I)
 
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])(\d{2,3})\s*(?:gb|g)\s*(?:的\s*)?$", re.I)
 
 
+# the catalog's own way of naming a Mac: "Apple M3 Max (14-core CPU / 30-core GPU, 96GB)"
+_MEMORY_IN_DESCRIPTION = re.compile(r"^\s*\([^()]{0,40}?,\s*(\d{1,3})\s*GB\)", re.I)
+
+
 def _memory_after(view: str, end: int) -> re.Match[str] | None:
     """ "Mac Studio with 192GB": a unified-memory size right after an Apple machine's name."""
-    return _MEMORY_AFTER.match(view[end : end + 16])
+    return _MEMORY_AFTER.match(view[end : end + 16]) or _MEMORY_IN_DESCRIPTION.match(view[end : end + 48])
 
 
 @cache
@@ -148,17 +159,31 @@ def _variant_with_memory(gpu_id: str, gib: float) -> str | None:
     return same[0] if stem != gpu_id and same else None
 
 
+def _mod_with_memory(gpu_id: str, gib: float) -> str | None:
+    """The catalog's row for a memory mod of this card with `gib` ("rtx-2080-ti", 22: "rtx-2080-ti-22gb-mod")."""
+    from tools.card_risk import table
+
+    mods = [m for m, base in table()["mods"].items() if base == gpu_id and m in catalog()]
+    return next((m for m in mods if abs(catalog()[m].vram_gib - gib) < 0.5), None)
+
+
 def _apple_with_memory(gpu_id: str, gib: float, chip_named: bool = False) -> str | None:
-    """The Apple catalog entry with `gib` of unified memory, when the one read has another size (one chip
-    family first: "M2 Max 96GB"; any Apple machine for a bare "Mac Studio 192G")."""
+    """The Apple catalog entry with `gib` of unified memory, when the one read has another size (the same chip
+    first: "M2 Ultra 64GB" is an M2 Ultra, never an M2 Max with 64GB; any Apple machine for a bare "Mac Studio 192G").
+    tools/apple.py gives every chip a row at each size it is sold with."""
     cards = catalog()
     spec = cards.get(gpu_id)
     if spec is None or spec.vendor != "apple":
         return None
     same = [g for g in cards.values() if g.vendor == "apple" and abs(g.vram_gib - gib) < 0.5]
-    chip = [g for g in same if g.architecture.split()[:2] == spec.architecture.split()[:2]]
-    pick = chip or ([] if chip_named else same)  # "M2 Max 64GB" is an M2 Max, never another chip with 64GB
+    chip = [g for g in same if _chip(g.architecture) == _chip(spec.architecture)]
+    pick = chip or ([] if chip_named else same)
     return pick[0].id if len(pick) == 1 or chip else None
+
+
+def _chip(architecture: str) -> str:
+    """ "Apple M2 Ultra (2x M2 Max, UltraFusion)" -> "apple m2 ultra": the chip, whatever the memory."""
+    return re.sub(r"\s*\(.*", "", architecture).strip().lower()
 
 
 def _same_card(spans: list[_GpuSpan]) -> None:
@@ -217,6 +242,7 @@ def _gpus(st: _State) -> None:
     m = lex.rx["how_many_gpus"].search(st.t.view)
     if m:
         st.how_many_gpus = m.start()
+        st.q.asks_gpu_count = True
 
 
 @cache

@@ -9,7 +9,7 @@ from assistant.understanding.lexicon import _lex
 from assistant.understanding.risk import _risk_intent
 from assistant.understanding.software import support_intent
 from assistant.understanding.symptoms import diagnose_intent
-from assistant.understanding.text import _State
+from assistant.understanding.text import _State, without_pasted
 from assistant.understanding.usage import usage_intent
 
 
@@ -26,8 +26,9 @@ class _Seen:
 def _intents(st: _State) -> None:
     """Intents from keywords plus the rules for the intents in _RULED_INTENTS; most likely first."""
     lex, q = _lex(), st.q
-    text = st.words_text or st.t.text
+    text = without_pasted(st.words_text or st.t.text)  # a pasted table's "Support" column asks nothing
     pos = {name: m.start() for name, rx in lex.intent_rx.items() if (m := rx.search(text))}
+    q.capacity_asked = "capacity" in pos
     seen = _Seen(
         end=len(text) + 1,
         has_model=bool(q.model or q.params_b or q.unknown_model),
@@ -50,6 +51,8 @@ def _intents(st: _State) -> None:
             out.pop("recommend", None)
     if q.buy_or_rent == "compare" or q.electricity_price or q.cloud_price_per_hour:
         out.setdefault("cost", seen.end)
+    if "ram" in out and q.owns_hardware and not (q.budget or q.monthly_budget):
+        out.pop("recommend", None)  # "I have a 3090; 64 GB of RAM or should I get 128?": the purchase is the RAM
     _concept_intent(st, pos, out, seen, text)
     diagnose_intent(st, pos, out, seen.has_gpu, seen.has_model)  # "T4 上只有 4 tokens/s，正常吗"
     _training_intents(st, pos, out, seen)
@@ -160,6 +163,12 @@ def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen
         return
     if "offload" in out and "inference" not in q.jobs:
         out.pop("offload")
+    asked = {"fit", "gpu_info", "speed"} & set(out)
+    about_card = q.asks or q.asks_availability or q.asks_training_fit  # "is the H20 any good for training?": the card
+    if seen.has_gpu and not seen.has_model and not q.model_family and asked and "compare" not in out and not about_card:
+        # "can a 3060 be used for fine-tuning? how long?", "is a 4090 enough for LoRA?" with no model: what the card
+        # fine-tunes, the biggest model each method fits (capabilities/capacity.py), and the hours for one of them
+        out["capacity"] = min(out.pop(k) for k in asked)
     if "build" in out and seen.has_model and seen.has_gpu and not {"fit", "memory"} & set(out):
         # "基于怎样的配置可以在一台4090上训练起来": the job on the card comes first, the machine around it after
         out["fit"] = out["build"] - 1
@@ -167,8 +176,11 @@ def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen
     if not seen.has_gpu and not money and (seen.has_model or q.model_family) and {"cost", "speed"} & set(out):
         # "微调的卡数、微调时间、成本" with no card named: the card the job needs, then the hours on it
         # (capabilities/training.py); a cost or speed question needs a card first
+        priced = "cost" in out
         at = min(out.pop(k) for k in ("cost", "speed") if k in out)
         out["memory"] = min(out.get("memory", at), at)
+        if priced:  # "what does it cost to fine-tune X": the cheapest rental that holds the job leads, by the hour
+            out["rent_where"] = out["memory"] - 1
     if "compare" in out and "compare_strong" not in pos and seen.n_gpus == 1 and seen.has_model:
         # "how to configure LoRA / QLoRA for Qwen3-30B-A3B on a single 3090": the job on the card, the method
         # that fits it (fit, then cheaper.py), not a table of options that adds cards the user does not have
@@ -211,6 +223,13 @@ def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
         (seen.has_model, "memory"),
         # "I have two 3090s and 128 GB of RAM ...": a machine described with no model asks what it runs
         (seen.has_gpu and q.owns_hardware and q.ram_gib is not None, "capacity"),
+        # "thinking of getting a 3060 ... can it be used for fine-tuning?": what the card fine-tunes
+        (
+            seen.has_gpu
+            and not (q.asks or q.asks_availability or q.asks_training_fit)
+            and (q.fine_tune_unspecified or q.mode in ("full", "lora", "qlora")),
+            "capacity",
+        ),
         (seen.has_gpu, "gpu_info"),
         (q.buy_or_rent or q.hours_per_day or q.horizon_years or q.gpu_price, "cost"),
         (q.min_vram_gib or q.require_nvlink or q.require_ecc or q.require_fp8 or q.require_mig, "catalog"),

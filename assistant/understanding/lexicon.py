@@ -176,9 +176,14 @@ def _compile_names(lex: _Lexicon) -> None:
     rx["not_model"] = _c(f"(?:{'|'.join(models['not_models'])})$")
     g = raw["gpus"]
     core = "|".join(f"(?:{p})" for p in g["patterns"])
-    # "4xRTX A6000", "2xA100": a count glued to the name with "x" is no letter of the name
-    rx["gpu"] = _c(f"(?:(?<=\\dx)|(?<=\\d×)|(?<![a-z0-9]))(?P<core>(?:{core}){g['suffix']})(?P<plural>s)?(?![a-z0-9])")
+    # "4xRTX A6000", "2xA100": a count glued to the name with "x" is no letter of the name; "2H100", "8A100": a
+    # one-digit count glued to a data-center name (a letter and two or more digits) is a count too
+    glued = "(?<=(?<![0-9.a-z])[1-9])(?=(?:a|h|b|v|l|gb)\\d{2})"
+    rx["gpu"] = _c(
+        f"(?:(?<=\\dx)|(?<=\\d×)|{glued}|(?<![a-z0-9]))(?P<core>(?:{core}){g['suffix']})(?P<plural>s)?(?![a-z0-9])"
+    )
     rx["gpu_unknown"] = _rx(g["unknown_words"])
+    rx["gpu_replaced"] = _c(f"(?:{g['replaced_words']})[^.?!。？！]{{0,30}}$")
     # a memory size after a card's name ("4090 48G", "RTX4090-24G"), not digits inside the name ("A10G", "T4G")
     rx["gpu_memory"] = _c(r"[\s_-]*(?<![a-z0-9])(\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])")
     lex.long_tail = [(_c(p["pattern"]), p["prefix"]) for p in g["long_tail_prefixes"]]

@@ -53,10 +53,43 @@ def _machine(st: _State) -> None:
         # a server with DDR4 is an older generation: two Xeon Scalable sockets (6 channels each), or one EPYC
         # 7002/7003 (8 channels), not today's 12-channel DDR5 parts
         q.machine = "old_server" if q.machine == "server_2s" else "server_ddr4"
+    mac_described = _apple_memory(st)
     _offload_engine(st)
     # a machine described (its RAM, its CPU) next to the card is the user's own machine
-    described = q.ram_gib is not None or q.machine is not None
+    described = q.ram_gib is not None or q.machine is not None or mac_described
     q.owns_hardware = bool(st.gpus) and (described or bool(p["owns"].search(_without_names(st))))  # type: ignore[attr-defined]
+
+
+@cache
+def _apple_memory_rx() -> list[re.Pattern[str]]:
+    return [_c(p) for p in _lex().raw["gpus"]["apple_memory"]]
+
+
+def _apple_memory(st: _State) -> bool:
+    """A Mac whose memory is stated apart from its chip ("Chip: Apple M4 Max ... Memory: 48 GB", "M2。24G内存"): the
+    chip at that size, and no RAM besides it (unified memory is the GPU's memory, not room to offload into).
+    Returns whether the Mac's memory was stated (a machine described is the user's own)."""
+    from assistant.understanding.hardware import _apple_with_memory
+    from tools.catalog import catalog
+
+    q = st.q
+    spec = catalog().get(q.gpu or "")
+    if spec is None or spec.vendor != "apple":
+        return False
+    found = (m for rx in _apple_memory_rx() if (m := rx.search(st.t.text)))
+    m = next(found, None)
+    gib = _in_range(_number(m.group("v")), 4, 1024) if m else None
+    if gib is None:
+        return False
+    other = _apple_with_memory(spec.id, gib, chip_named=True) if abs(gib - spec.vram_gib) > 0.5 else spec.id
+    if other is None:
+        return False
+    q.gpu_mentions = [other if g == q.gpu else g for g in q.gpu_mentions]
+    q.gpu_counts = {other if g == q.gpu else g: n for g, n in q.gpu_counts.items()}
+    q.gpu = other
+    if q.ram_gib is not None and abs(q.ram_gib - gib) < 0.5:
+        q.ram_gib = None
+    return True
 
 
 def _without_names(st: _State) -> str:
@@ -86,4 +119,10 @@ def engine_default_model(st: _State) -> None:
     if q.offload_engine and not (q.model or q.params_b is not None or q.unknown_model or q.model_family):
         q.model = memory_table()["offload_engines"][q.offload_engine]["model"]
         q.model_how = "engine_default"
+        q.models_mentioned = [q.model]
+    full = _lex().raw["models"]["full_size_default"]
+    only_family = q.unknown_model and q.model_family in full["families"]  # "满血版 DeepSeek"
+    unnamed = not (q.model or q.params_b is not None or q.unknown_model or q.model_family)
+    if (unnamed or only_family) and not q.model and re.search(full["pattern"], st.t.text):
+        q.model, q.model_how, q.unknown_model, q.model_suggestions = full["model"], "registry", None, []
         q.models_mentioned = [q.model]

@@ -13,9 +13,9 @@ from functools import lru_cache
 
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import engine_default_model
-from assistant.understanding.text import _MAX_SPANS, _State
+from assistant.understanding.text import _MAX_SPANS, _State, repository_span
 from tools.errors import AdvisorError
-from tools.model_match import likely_models, match_model, series_in_name
+from tools.model_match import in_series_of, likely_models, match_model, of_family, series_in_name
 
 
 @dataclass(frozen=True)
@@ -81,10 +81,10 @@ def _models(st: _State) -> None:
     mentions = _family_mentions(st)
     mentions += _generic_mentions(st, mentions)
     q, names = st.q, []
-    for start, end, span, query in sorted(mentions):
+    hits = _one_generation([_resolve_model_name(query) for _, _, _, query in sorted(mentions)])
+    for (start, end, span, _query), hit in zip(sorted(mentions), hits, strict=True):
         st.name_spans.append((start, end))
         st.t.take(start, end)
-        hit = _resolve_model_name(query)
         if not (hit.model and hit.model in names):
             st.models_found += 1  # one model named twice ("LLama 3.1 8b ... LLama 3.1 8b") is one model
         if hit.model:
@@ -105,12 +105,39 @@ def _models(st: _State) -> None:
             q.model_suggestions = list(hit.suggestions)
             q.model_mention = q.model_mention or span
     q.models_mentioned = list(dict.fromkeys(names))
+    _repository_model(st)
     if q.model:
         q.params_b = None
     elif q.unknown_model:
         q.model_family = _bare_family(q.unknown_model) or series_in_name(q.unknown_model)
     elif st.family_hint:
         q.model_family = st.family_hint  # "the code llama models": a family the registry knows by that name
+
+
+def _repository_model(st: _State) -> None:
+    """In a model's own repository ("[QwenLM/Qwen] ... 就像ChatGLM2那样的说明") the thread is about that model: another
+    family named in the message is a comparison or an example, so the repository's series is the model asked about
+    (planner/plan.py then sizes its common sizes)."""
+    q = st.q
+    repo = repository_span(st.t.text)
+    if not (repo and q.model and q.unknown_model) or q.unknown_model not in st.t.text[repo[0] : repo[1]]:
+        return
+    series = series_in_name(q.unknown_model)
+    if series and series.startswith("series:") and not any(of_family(m, series) for m in q.models_mentioned):
+        q.model, q.model_how, q.model_precision = None, None, None
+        q.models_mentioned = []
+        q.model_mention = q.unknown_model
+
+
+def _one_generation(hits: list[_ModelHit]) -> list[_ModelHit]:
+    """A name read loosely ("llama 70b": the newest Llama 70B) beside one that names its generation exactly ("llama 2
+    70B", "Llama-2-7B") is that generation's model: a message asks about one generation unless it names two."""
+    anchors = [h.model for h in hits if h.model and h.how in ("registry", "ollama")]
+    out = []
+    for h in hits:
+        sibling = in_series_of(h.model, anchors) if h.model and h.how == "read_as" and anchors else None
+        out.append(_ModelHit(sibling, "registry", precision=h.precision) if sibling else h)
+    return out
 
 
 def _bare_family(name: str) -> str | None:

@@ -20,6 +20,18 @@ class Claim(BaseModel):
     asserted: bool | str | float = Field(description="What the user claims: False = 'does not have'")
 
 
+class RunLog(BaseModel):
+    """What a pasted log states about the user's run (understanding/run_log.py)."""
+
+    prefill_tokens_per_s: float | None = Field(default=None, description="'prompt eval ... 36.00 tokens per second'")
+    layers_on_gpu: int | None = Field(default=None, description="'offloaded 0/83 layers to GPU' -> 0")
+    layers_total: int | None = Field(default=None, description="'offloaded 0/83 layers to GPU' -> 83")
+    oom_gpu: int | None = Field(default=None, description="The card an out-of-memory message names: 'GPU 1 has ...'")
+    others_gib: float | None = Field(
+        default=None, description="Memory on that card neither free nor this process's: another process holds it"
+    )
+
+
 class ParsedQuery(BaseModel):
     """Slots read from one message; None / empty where the message does not say."""
 
@@ -84,6 +96,9 @@ class ParsedQuery(BaseModel):
     asks_if_needed: bool = Field(default=False, description="Whether a feature is needed ('do I need NVLink')")
     asks_availability: bool = Field(default=False, description="Whether a card can be bought ('还能买到 H100 吗')")
     asks_training_fit: bool = Field(default=False, description="Whether a card is good for training ('H20 能训练吗')")
+    capacity_asked: bool = Field(
+        default=False, description="What the hardware runs is asked in words ('能训练多大的模型'), not only implied"
+    )
     in_china: bool = Field(
         default=False, description="The user says they are in China ('国内公司', 'a Chinese company')"
     )
@@ -174,6 +189,9 @@ class ParsedQuery(BaseModel):
     asks_minimum: bool = Field(
         default=False, description="The least hardware that runs it ('最低配置', 'minimum requirements'): 4-bit too"
     )
+    asks_gpu_count: bool = Field(
+        default=False, description="How many cards it takes ('4090 需要几张', 'how many H100s'): the count per format"
+    )
     owns_hardware: bool = Field(
         default=False,
         description="The GPUs named are the user's own ('我只有一张 3090', 'I have 8x A10G'): size on exactly them",
@@ -214,7 +232,9 @@ class ParsedQuery(BaseModel):
         "catalog lacks ('RX 6700 XT', 'RTX 40 series', 'gfx906', 'M2 Pro'), first named first",
     )
 
-    symptom: Literal["slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load"] | None = Field(
+    symptom: (
+        Literal["slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load", "low_util"] | None
+    ) = Field(
         default=None,
         description="A problem reported on the user's own run ('只有 4 tokens/s', '还是 OOM', '双卡比单卡慢'); a "
         "hypothetical ('会不会爆显存', 'will it OOM') is none",
@@ -238,6 +258,10 @@ class ParsedQuery(BaseModel):
     diagnose_engines: list[str] = Field(
         default_factory=list, description="Engines the support table lacks, named: xinference, ktransformers"
     )
+    measured_speed_gpus: list[str | None] = Field(
+        default_factory=list, description="The GPU named last before each measured speed (None: none before it)"
+    )
+    run_log: RunLog = Field(default_factory=RunLog, description="What a pasted log states: speeds, layers, OOM")
 
     # ---- a training run's data and algorithm (assistant/understanding/dataset.py) --------------------------
     dataset_samples: int | None = Field(default=None, description="Training examples: '1 million samples', '10万条'")
@@ -282,6 +306,12 @@ class ParsedQuery(BaseModel):
     )
     hosted_all_month: bool = Field(
         default=False, description="A monthly cost asked about hosting a service ('monthly cost to host X'): 730 h"
+    )
+    input_tokens_per_request: int | None = Field(default=None, description="Prompt tokens of one request")
+    output_tokens_per_request: int | None = Field(default=None, description="Reply tokens of one request")
+    privacy: bool = Field(default=False, description="The data must stay in house ('privacy', '数据不出内网')")
+    occasional_use: bool = Field(
+        default=False, description="Used now and then, no hours given ('不经常用', 'only occasionally')"
     )
 
     def has_slots(self) -> bool:

@@ -73,7 +73,7 @@ def _leads(q: ParsedQuery, out: dict[str, int], pos: dict[str, int]) -> bool:
     ("vLLM 能在 P40 上跑吗", "V100 能用 FlashAttention-2 吗": the engine's verdict answers it; the trap follows), or
     after a choice between cards of which only some are traps ("P40 vs 3060": the comparison's pick answers it;
     "M40 or M60?": both are traps, so the trap is the answer)."""
-    if "diagnose" in out:
+    if "diagnose" in out and _measured_run(q):
         return False  # a problem measured on the user's own run: the diagnosis leads, the card's trap follows
     if "support" in out and risk_job(q) == "inference":
         return False
@@ -106,5 +106,13 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
         if name == "gpu_info" and (q.asks or any(c.topic != "vram" for c in q.claims)):
             continue
         out.pop(name, None)
-    if any(stated_vram(q, g) for g in q.gpu_mentions):
-        out.pop("diagnose", None)  # a crash past the stock memory of a modified card: the card explains it
+    if any(stated_vram(q, g) for g in q.gpu_mentions) or (out["risk"] == _LEADS and not _measured_run(q)):
+        # a crash past the stock memory of a modified card, or "old cards, most models OOM" with no model or number
+        # to check: the card explains it
+        out.pop("diagnose", None)
+
+
+def _measured_run(q: ParsedQuery) -> bool:
+    """A run the diagnosis can check: a model named, or a speed, step time or memory measured."""
+    measured = q.measured_tokens_per_s is not None or q.measured_speeds or q.measured_seconds_per_step
+    return bool(q.model or q.params_b or measured or q.measured_memory_gib is not None)

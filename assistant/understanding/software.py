@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from assistant.understanding.patterns import _c
-from assistant.understanding.text import _State
+from assistant.understanding.lexicon import _lex
+from assistant.understanding.patterns import _c, _langs, _rx
+from assistant.understanding.query import ParsedQuery
+from assistant.understanding.text import _State, repository_span, without_pasted
 from tools.catalog import catalog
 from tools.support import subject_patterns, target_aliases, target_patterns
 
 _GUARD_BEFORE, _GUARD_AFTER = r"(?<![a-z0-9])", r"(?![a-z0-9])"
 _MAX_TARGETS = 8
+_MAX_CHECKED = 4  # subjects and cards checked for a verdict short of yes (a pasted log names many)
 
 
 @cache
@@ -55,6 +58,18 @@ def _software(st: _State) -> None:
         if kind != "feature":  # "FP8" stays a precision to run in; "llama.cpp" must not become a model
             st.t.take(start, end)
     st.q.support_subjects = list(dict.fromkeys(sid for _, _, sid, _ in taken))
+    repo = repository_span(st.t.text)
+    if repo:
+        inside = {sid for start, _, sid, _ in taken if start < repo[1]}
+        st.repo_only_subjects = inside - {sid for start, _, sid, _ in taken if start >= repo[1]}
+
+
+def _repository(st: _State) -> None:
+    """The thread's repository ("[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗") names the project the
+    question is asked in, not the user's hardware: once its model series is read, the GPU in its name is masked."""
+    repo = repository_span(st.t.text)
+    if repo:
+        st.t.take(*repo)
 
 
 def _target_spans(text: str) -> list[tuple[int, int, str, str]]:
@@ -107,11 +122,26 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
     q = st.q
     strong = pos.get("support_strong")
     if not (q.support_targets or has_gpu):
+        if q.support_subjects and not has_model and _failure_words().search(without_pasted(st.t.text)):
+            # "cuda什么配置呀，驱动和 toolkit 都是12.8还是报错": the software fails on the conversation's card (the
+            # planner takes it from the scenario), not a question about building a machine
+            out.pop("build", None)
+            out["support"] = -1
         return
     if not q.support_subjects and (strong is None or not _names_a_target(st)):
         return
+    if strong is None and set(q.support_subjects) <= st.repo_only_subjects:
+        return  # "[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗": the engine in use, not the question
     if strong is None and (has_model or q.quoted_tflops or q.quoted_gbs or q.claims):
-        return  # "serve Llama-3.1-8B with vLLM on 2x 4090, how fast?": the engine is context, not the question
+        # "serve Llama-3.1-8B with vLLM on 2x 4090, how fast?": the engine is context, not the question, unless the
+        # engine does not fully run on the card: then its verdict belongs in the answer, first when the user says it
+        # fails ("impossible to run Qwen3-30B-AWQ on the V100 using vllm")
+        if _short_of_support(q):
+            failing = bool(_failure_words().search(st.t.text))
+            out["support"] = -1 if failing else max(out.values(), default=0) + 1
+            if failing and not (q.asks or q.claims):
+                out.pop("gpu_info", None)
+        return
     others = [k for k in out if k not in ("fit", "memory", "gpu_info")]
     asked_first = strong is not None and all(strong < out[k] for k in others)  # "Does it support X? ... buy?"
     if others and (strong is None or not q.support_subjects) and not asked_first:
@@ -123,6 +153,34 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
             out.pop(intent, None)
     if not (q.asks or q.claims):
         out.pop("gpu_info", None)
+
+
+@cache
+def _failure_words() -> re.Pattern[str]:
+    return _rx(_langs(_lex().raw["intents"]["support"]["failure"]))
+
+
+def _short_of_support(q: ParsedQuery) -> bool:
+    """Whether software the message names does not fully run on a card it names, in the format named (the support
+    table's verdict is no or a caveat): "vLLM AWQ on a V100", "Unsloth on a GTX 1080"."""
+    from tools.errors import AdvisorError
+    from tools.support import SupportRequest, check_support
+
+    cards = [t for t in q.support_targets if t in catalog()][:_MAX_CHECKED]
+    platforms = {sid for sid, kind, _ in _subject_rx() if kind == "platform"}  # "CUDA" in a log is no engine choice
+    subjects = [s for s in q.support_subjects if s not in platforms][:_MAX_CHECKED]
+    for subject in subjects:
+        for gpu in cards:
+            try:
+                r = check_support(SupportRequest(engine=subject, gpu=gpu, precision=q.precision))
+            except (AdvisorError, ValueError):
+                try:
+                    r = check_support(SupportRequest(engine=subject, gpu=gpu))
+                except (AdvisorError, ValueError):
+                    continue
+            if r.verdict != "yes":
+                return True
+    return False
 
 
 def _names_a_target(st: _State) -> bool:

@@ -14,9 +14,10 @@ from functools import cache
 
 from assistant.understanding.lexicon import lexicon_pattern, lexicon_raw
 from assistant.understanding.patterns import _c, _langs
+from assistant.understanding.run_log import log_noise
 from assistant.understanding.text import _mask, _State
 
-_SYMPTOM_ORDER = ("multi_gpu_slower", "oom", "cpu_fallback", "memory_high", "slow_load", "slow")
+_SYMPTOM_ORDER = ("multi_gpu_slower", "oom", "cpu_fallback", "low_util", "memory_high", "slow_load", "slow")
 # Question types a diagnosis answers in their place: it computes the ceiling, the memory and the fit itself
 _REPLACED = (
     "speed",
@@ -58,7 +59,8 @@ def _rx() -> _Rx:
     d = lexicon_raw()["diagnosis"]
 
     def full(pattern: str) -> re.Pattern[str]:
-        return _c(pattern.replace("{unit}", d["unit"]).replace("{number}", d["number"]))
+        text = pattern.replace("{unit}", d["unit"]).replace("{duration}", d["duration"])
+        return _c(text.replace("{number}", d["number"]))
 
     return _Rx(
         speeds=tuple((full(s["pattern"]), s["kind"]) for s in d["speeds"]),
@@ -87,8 +89,23 @@ def _number(text: str | None) -> float | None:
     return value if 0 < value <= _MAX_SPEED else None
 
 
+_SECONDS = {"h": 3600, "小": 3600, "钟": 3600, "m": 60, "分": 60, "s": 1, "秒": 1}
+_TOKENS_PER_WORD = 1.3  # an English word is ~1.3 tokens; a Chinese character about one
+
+
+def _tokens_in_time(m: re.Match[str]) -> list[float]:
+    """'took 2 hr to generate 6 words' -> tokens per second."""
+    t, n = _number(m.group("t")), _number(m.group("n"))
+    if t is None or n is None:
+        return []
+    per_token = _TOKENS_PER_WORD if m.group("w").lower().startswith("word") else 1.0
+    return [n * per_token / (t * _SECONDS[m.group("u")[0].lower()])]
+
+
 def _speed_values(m: re.Match[str], kind: str) -> list[float]:
     """The speeds (tokens/s) one match states, in the order written."""
+    if kind == "tokens_in_time":
+        return _tokens_in_time(m)
     v = _number(m.group("v"))
     if v is None:
         return []
@@ -116,10 +133,13 @@ def _measured(st: _State) -> None:
                 continue
             speeds.append((m.start(), values))
             st.t.take(m.start(), m.end())
-    q.measured_speeds = [round(v, 4) for _, values in sorted(speeds) for v in values]
+    logged = q.measured_speeds  # a pasted log's generation speed (understanding/run_log.py) comes first
+    q.measured_speeds = [*logged, *(round(v, 4) for _, values in sorted(speeds) for v in values)]
+    gpus = [_gpu_before(st, at) for at, values in sorted(speeds) for _ in values]
+    q.measured_speed_gpus = [None] * len(logged) + gpus
     q.measured_tokens_per_s = q.measured_speeds[0] if q.measured_speeds else None
     _steps(st)
-    if speeds and targets:
+    if (speeds or logged) and targets:  # a target is read beside a measured speed, typed or logged
         q.target_tokens_per_s = _number(targets[0].group("v"))
         st.t.take(targets[0].start(), targets[0].end())
     _memory_in_use(st)
@@ -129,6 +149,12 @@ def _measured(st: _State) -> None:
             q.num_gpus = q.num_gpus or n
             break
     _flags(st)
+
+
+def _gpu_before(st: _State, at: int) -> str | None:
+    """The GPU named last before a speed ("on the 3090 about 15 tokens/s, on the P40 0.5"): whose speed it is."""
+    before = [g for g in st.gpus if g.end <= at and g.value]
+    return max(before, key=lambda g: g.end).value if before else None
 
 
 def _steps(st: _State) -> None:
@@ -167,12 +193,15 @@ def _symptoms(st: _State) -> None:
     """The symptom reported, most specific first; a hypothetical OOM ("会不会爆显存") is none."""
     rx, q = _rx(), st.q
     text, _ = _mask(st.t.text, rx.hypothetical)
+    text, _ = _mask(text, log_noise())  # a pasted log's "load time = 14164 ms" is no complaint about loading
     found = next((name for name, pattern in rx.symptoms if pattern.search(text)), None)
     measured = q.measured_tokens_per_s is not None or q.measured_seconds_per_step is not None
     if found is None and q.measured_memory_gib is not None:
         found = "memory_high"
     if found is None and measured and rx.complaint.search(text):
         found = "slow"
+    if q.run_log.layers_on_gpu == 0 and found in (None, "slow", "low_util"):
+        found = "cpu_fallback"  # the load log says "offloaded 0/N layers to GPU": it all runs on the CPU
     q.symptom = found  # type: ignore[assignment]  # one of the lexicon's symptom names
 
 

@@ -71,12 +71,41 @@ class _State:
     money_currency: str | None = None
     how_many_gpus: int | None = None  # where "how many H100s" / "需要几张" is
     family_hint: str | None = None  # a family named without a size ("the code llama models"), for a bare size
+    repo_only_subjects: set[str] = field(default_factory=set)  # software named only in the thread's repository
 
 
 def _mask(text: str, rx: re.Pattern[str]) -> tuple[str, bool]:
     """The text with every match of rx masked, and whether there was one."""
     masked = rx.sub(lambda m: _MASK * len(m.group(0)), text)
     return masked, masked != text
+
+
+# Material pasted with a question, which asks nothing: the thread's repository ("[vllm-project/vllm] ..."), and the
+# rows of a pasted table ("| **Memory** | 80GB HBM2e | 24GB |", "GPU | 7B_q4_0 | 7B_f16"): a word such as
+# "Support" or "FP16" in them is a column, not the user's question.
+_REPOSITORY = re.compile(r"^\s*\[[\w.-]+/[\w.-]+\]")
+_TABLE_ROW = re.compile(r"\|[^\n]*\|")  # first cell border to last on one line: the text around it stays
+
+
+def repository_span(text: str) -> tuple[int, int] | None:
+    """Where the thread's repository ("[weicj/vLLM-2080Ti-Definitive]") opens the message, if it does."""
+    m = _REPOSITORY.match(text)
+    return (m.start(), m.end()) if m else None
+
+
+def pasted_spans(text: str) -> list[tuple[int, int]]:
+    """The repository the thread sits in and the cells of a pasted table."""
+    spans = [m.span() for m in _TABLE_ROW.finditer(text)]
+    repo = repository_span(text)
+    return [repo, *spans] if repo else spans
+
+
+def without_pasted(text: str) -> str:
+    """The message with pasted material masked, for reading what it asks."""
+    chars = list(text)
+    for start, end in pasted_spans(text):
+        chars[start:end] = _MASK * (end - start)
+    return "".join(chars)
 
 
 def _names_masked(st: _State) -> str:

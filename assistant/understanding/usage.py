@@ -36,7 +36,23 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "per_minute": _c(r"^\s*(?:/\s*(?:min|minute)|per minute|a minute|每分钟)(?![a-z])"),
         "monthly": _c(u["monthly"]),
         "hosting": _c(u["hosting"]),
+        "occasional": _c(u["occasional"]),
+        "api_word": _c(u["api_word"]),
+        "privacy": _c(u["privacy"]),
     }
+
+
+@cache
+def _shape(words: str) -> list[re.Pattern[str]]:
+    """One request's prompt or reply length: "Input:2,000 tokens", "输入 2000 token", "1k prompt tokens"."""
+    num = rf"(?P<v>{_NUM})\s*(?P<u>k|千)?\s*"
+    tok = r"(?:tokens?|toks?)(?![a-z])"
+    glue = r"(?:[:：=]|约|大约|about|~|≈|of)?\s*"
+    return [
+        _c(rf"(?<![a-z])(?:{words})(?![a-z])\s*(?:{tok}\s*)?{glue}{num}{tok}"),
+        _c(rf"(?<![a-z])(?:{words})\s*{tok}\s*{glue}{num}"),
+        _c(rf"{num}(?:{words})\s*{tok}"),
+    ]
 
 
 def _per_day(m: re.Match[str]) -> float | None:
@@ -69,9 +85,24 @@ def _volume(st: _State, names: tuple[str, str]) -> float | None:
     return None
 
 
+def _request_shape(st: _State) -> None:
+    """Prompt and reply tokens of one request, masked so no context length or dataset reads them."""
+    u = _lex().raw["usage"]
+    for side in ("input", "output"):
+        m = next((m for rx in _shape(u[f"{side}_words"]) if (m := rx.search(st.t.view))), None)
+        value = _number(m.group("v")) if m else None
+        if m is None or value is None:
+            continue
+        tokens = int(value * (1000 if m.group("u") else 1))
+        if 1 <= tokens <= 1_000_000:
+            setattr(st.q, f"{side}_tokens_per_request", tokens)
+            st.t.take(m.start(), m.end())
+
+
 def _usage(st: _State) -> None:
     """Requests a day and tokens a month (before the dataset reader takes "1 亿 tokens" as training data)."""
     q = st.q
+    _request_shape(st)
     tokens_a_day = _volume(st, ("tokens_after", "tokens_lead"))
     if tokens_a_day and tokens_a_day * _DAYS_PER_MONTH <= _MAX_TOKENS_PER_MONTH:
         q.tokens_per_month = float(round(tokens_a_day * _DAYS_PER_MONTH))
@@ -85,6 +116,8 @@ def _usage(st: _State) -> None:
     q.rent_providers = find_providers(st.t.text)
     rx = _patterns()
     q.hosted_all_month = bool(rx["monthly"].search(st.t.text) and rx["hosting"].search(st.t.text))
+    q.occasional_use = bool(rx["occasional"].search(st.t.text))
+    q.privacy = bool(rx["privacy"].search(st.t.text))
 
 
 def _per_minute_price(st: _State) -> None:
@@ -110,11 +143,21 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
     q = st.q
     if q.rent_providers and "cost" in out and "api" not in out and q.buy_or_rent != "compare":
         out.setdefault("rent_where", out["cost"])
+    if q.buy_or_rent == "rent" and {"cost", "recommend"} <= set(out) and not (q.budget or q.monthly_budget):
+        # "租云 GPU 跑满血 R1，有什么推荐": which rental holds the model, cheapest first, not a purchase ranking
+        out.setdefault("rent_where", min(out["cost"], out["recommend"]))
     costed = [out[k] for k in ("cost", "recommend") if k in out]
     # "DeepSeek-V3 的最佳配置": the model named is not its maker's API ("deepseek") unless an API word says so
-    apis = [a for a in q.api_mentions if not (q.model and q.model.lower().startswith(a.lower()))]
+    from tools.api_cost import api_mentions
+
+    named = api_mentions(q.model_mention) if q.model and q.model_mention else []  # "GPT-3 规模的模型": a size
+    apis = [a for a in q.api_mentions if not (q.model and q.model.lower().startswith(a.lower())) and a not in named]
     if apis and costed and "api" not in out and q.buy_or_rent != "compare" and not q.gpu_price:
         out["api"] = min(costed)  # "每月在 OpenAI 上花 2 万，要不要自己买卡部署": the API against the card
+    buying = q.gpu_mentions and (q.budget or q.gpu_price or q.buy_or_rent in ("buy", "compare"))
+    if apis and buying and "api" not in out and _patterns()["api_word"].search(st.t.text):
+        # "该不该花 2 万买 4090，还是继续用 Claude API": the card bought against the API the user pays now
+        out["api"] = min(costed, default=len(st.t.text) + 1)
     if "api" in out:
         out.pop("recommend", None)
         _api_bill(st)

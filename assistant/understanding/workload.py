@@ -37,7 +37,8 @@ def _precision(st: _State) -> None:
             found.append((m.start(), order, m.end(), value))
     if not found:
         return
-    found.sort()
+    found.sort(key=lambda f: (f[0], -f[2], f[1]))  # at one place the longest match: "GPTQ-Int8" is 8-bit, not GPTQ
+    found = [f for i, f in enumerate(found) if not any(o[0] <= f[0] and f[2] <= o[2] for o in found[:i])]
     found = _bits_of_format(found)
     st.q.precision = found[0][3]  # the first one mentioned
     for start, _, end, value in found:

@@ -1,0 +1,203 @@
+"""MethodsLead: a fine-tune asked with no method is answered for every method in the first sentence.
+
+"Can one 4090 train a 7B?", "四卡 H800 够 SFT 吗", "6GB 够不够微调": "train" and "fine-tune" name no method, and
+the answer differs by method, so an expert's first sentence gives each verdict (advice.md §5, §9 "every part"):
+full fine-tuning does not fit (108 GiB), LoRA does (17 GiB), QLoRA with room (9 GiB). The method the figures
+below assume (LoRA) is then detailed by memory/fit. The same lead judges a card size the user names instead of a
+card ("6GB 够不够": each method against 6 GB), asked method first when one was named.
+
+When full fine-tuning does not fit the user's cards, ZeRO-Offload (the optimizer states in CPU RAM, DeepSpeed
+offload_optimizer) is sized on the same cards: it is how people full fine-tune a 7B on one or two 24 GB cards,
+at several times the step time and with RAM the size of the optimizer states; the lead says so when it fits.
+"""
+
+from __future__ import annotations
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.memory import stated_hardware
+from assistant.capabilities.workload import vram_args
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools.precision import resolve_precision
+from tools.sizing import engine_for, fits_capacity, headroom_for
+from tools.vram import VramResult
+
+_TRAINING = ("full", "lora", "qlora")
+_SIZING = ("memory", "fit", "speed")
+_ROW_OWNERS = (*_SIZING, "training", "card_needed")
+_NOT_HERE = {"compare", "recommend", "diagnose"}  # they weigh the methods themselves, or explain a failure
+
+
+def plan_full_offload(ctx: PlanContext, methods: list[str]) -> None:
+    """Full fine-tuning on the user's cards, with the optimizer offloaded to CPU RAM: the way full fine-tuning fits
+    when it does not fit as is (shown only then)."""
+    s = ctx.scenario
+    if not s.gpu or s.cpu_offload or "full" not in (s.mode, *methods) or _NOT_HERE & set(ctx.intents):
+        return
+    job = s.model_copy(update={"mode": "full", "precision": None, "cpu_offload": "optimizer"})
+    ctx.add(MethodsLead.intent, ToolName.ESTIMATE_VRAM, **vram_args(job))
+
+
+def _main(turn: Turn) -> VramResult | None:
+    return next(
+        (
+            o.result
+            for o in turn.outcomes
+            if o.call.owner in _SIZING and isinstance(o.result, VramResult) and o.result.mode in _TRAINING
+        ),
+        None,
+    )
+
+
+def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
+    """Each method's estimate once, in the order the lead names them, on the user's cards (or one card when they
+    named a card size, or the card each needs when they named neither); empty when the lead does not apply."""
+    q, s = turn.parsed, turn.plan.scenario
+    if _NOT_HERE & set(turn.plan.intents) or q.symptom:
+        return []
+    unspecified = q.fine_tune_unspecified and not q.mode
+    capacity = q.stated_capacity_gib if not s.gpu else None
+    main = _main(turn)
+    if main is None or not (unspecified or capacity) or "inference" in q.jobs:
+        return []  # "推理和微调各要多少": every job's verdict leads (card_needed.parts_summary), not the methods
+    found: dict[str, tuple[int, VramResult]] = {}
+    for i, r in turn.results(VramResult):
+        if r.mode not in _TRAINING or r.mode in found or r.model != main.model or r.cpu_offload_gib:
+            continue
+        if turn.outcomes[i].call.owner not in _ROW_OWNERS:
+            continue
+        if s.gpu:
+            ok = r.fit is not None and r.fit.gpu_id == s.gpu and r.num_gpus == (s.num_gpus or 1)
+        else:
+            ok = r.num_gpus == 1 and (bool(capacity) or r.fit is not None)
+        if ok:
+            found[r.mode] = (i, r)
+    if len(found) < len(_TRAINING):
+        return []
+    order = list(_TRAINING) if unspecified else [main.mode, *(m for m in _TRAINING if m != main.mode)]
+    return [found[m] for m in order]
+
+
+def _offload(turn: Turn) -> VramResult | None:
+    """The full fine-tune with ZeRO-Offload on the user's cards, when it fits them."""
+    return next((r for r in turn.own(MethodsLead.intent, VramResult) if r.fit is not None and r.fit.fits), None)
+
+
+class MethodsLead(Capability):
+    intent = "methods_lead"
+    cites_guides = False
+    render_phase = -1  # the verdict per method leads; the assumed method's figures follow
+
+    def active(self, turn: Turn) -> bool:
+        return bool(_rows(turn))
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        rows = _rows(turn)
+        if not rows:
+            return
+        for i, _ in rows:
+            if turn.outcomes[i].call.owner == "training":
+                turn.shown.add(i)  # said here: not again in the methods line below
+        sep = "；" if w.lang == "zh" else "; "
+        s = turn.plan.scenario
+        if s.gpu and not stated_hardware(turn):  # "需要用多少张 H800": the count each method needs
+            fit = rows[0][1].fit
+            assert fit is not None  # _rows keeps fitted rows on the card named
+            items = [_count(w, r) for _, r in rows]
+            w.say("methods_lead_counts", gpu=fit.gpu, usable=fit.usable_gib_per_gpu, items=sep.join(items))
+        elif s.gpu:
+            items = [_on_cards(w, turn, r) for _, r in rows]
+            fit = rows[0][1].fit
+            assert fit is not None
+            n = fit.num_gpus
+            hw = w.t("methods_lead_one", gpu=fit.gpu) if n == 1 else w.t("methods_lead_n", n=n, gpu=fit.gpu)
+            fits = [r.mode for _, r in rows if r.fit is not None and r.fit.fits]
+            w.say(
+                "methods_lead_cards",
+                verdict=_verdict(w, fits),
+                hw=hw,
+                usable=fit.usable_gib_per_gpu,
+                items=sep.join(items),
+            )
+        elif turn.parsed.stated_capacity_gib:
+            capacity = turn.parsed.stated_capacity_gib
+            headroom = headroom_for(engine_for(None, "full"))
+            ok = [fits_capacity(r.per_gpu_gib, capacity, _headroom(r)) for _, r in rows]
+            items = [_on_capacity(w, r, fits) for (_, r), fits in zip(rows, ok, strict=True)]
+            w.say(
+                "methods_lead_capacity",
+                verdict=_verdict(w, [r.mode for (_, r), fits in zip(rows, ok, strict=True) if fits]),
+                vram=capacity,
+                usable=capacity * (1 - headroom),
+                items=sep.join(items),
+            )
+        else:
+            items = [_card_each(w, r) for _, r in rows]
+            w.say("methods_lead_cards_needed", items=sep.join(items))
+
+    def records(self, tool: ToolName) -> bool:
+        return False  # the other methods and the offloaded run are examples, not the scenario
+
+
+def _on_cards(w: Writer, turn: Turn, r: VramResult) -> str:
+    assert r.fit is not None
+    method = w.label("method", r.mode)
+    setup = w.t("methods_lead_sharded") if r.zero_stage == 3 and r.num_gpus > 1 else ""
+    if r.fit.fits:
+        return w.t("methods_lead_fits", method=method, need=r.per_gpu_gib, setup=setup)
+    text = w.t("methods_lead_not", method=method, need=r.per_gpu_gib, setup=setup)
+    needed = r.fit.gpus_needed
+    if needed and r.fit.num_gpus < needed <= 2 * r.fit.num_gpus:  # a few more of the same cards: worth saying
+        text += w.t("method_needs_part", needed=needed)
+    off = _offload(turn) if r.mode == "full" else None
+    if off is not None:
+        text += w.t("methods_lead_offload", need=off.per_gpu_gib, ram=off.cpu_offload_gib)
+    return text
+
+
+def _verdict(w: Writer, fitting: list[str]) -> str:
+    """Yes with the methods that fit (lightest last, as the lead lists them), or no."""
+    if not fitting:
+        return w.t("methods_lead_no")
+    names = [w.label("method_short", m) for m in fitting]
+    return w.t("methods_lead_yes", methods=w.t("methods_lead_or").join(names))
+
+
+def _count(w: Writer, r: VramResult) -> str:
+    """How many of the named card one method needs."""
+    assert r.fit is not None
+    method = w.label("method", r.mode)
+    if r.fit.fits:
+        return w.t("count_item_one", method=method, need=r.per_gpu_gib)
+    if r.fit.gpus_needed and r.fit.per_gpu_gib_needed:
+        return w.t("count_item_n", method=method, k=r.fit.gpus_needed, each=r.fit.per_gpu_gib_needed)
+    return w.t("methods_lead_not", method=method, need=r.per_gpu_gib, setup="")
+
+
+def _headroom(r: VramResult) -> float:
+    return headroom_for(engine_for(None, r.mode, resolve_precision(r.precision).kind))
+
+
+def _on_capacity(w: Writer, r: VramResult, fits: bool) -> str:
+    key = "methods_lead_enough" if fits else "methods_lead_short"
+    return w.t(key, method=w.label("method", r.mode), need=r.per_gpu_gib)
+
+
+def _card_each(w: Writer, r: VramResult) -> str:
+    """No card named: the card (or count of 80 GB cards) each method needs."""
+    fit = r.fit
+    method = w.label("method", r.mode)
+    if fit is None:
+        return w.t("method_memory", method=method, need=r.per_gpu_gib)
+    if fit.fits:
+        return w.t("method_fits_one", method=method, need=r.per_gpu_gib, gpu=fit.gpu)
+    if fit.gpus_needed and fit.per_gpu_gib_needed:
+        return w.t(
+            "method_needs_n",
+            method=method,
+            need=r.per_gpu_gib,
+            n=fit.gpus_needed,
+            gpu=fit.gpu,
+            each=fit.per_gpu_gib_needed,
+        )
+    return w.t("method_memory", method=method, need=r.per_gpu_gib)

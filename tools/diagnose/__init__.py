@@ -1,0 +1,138 @@
+"""diagnose: why a measured speed or an out-of-memory on named hardware is what it is.
+
+An expert first compares the measured number with the computed ceiling (tools/speed.py on the GPUs, or
+tools/offload.py when the model does not fit them; memory from tools/vram.py): within `at_ceiling_gap` the
+hardware is the limit, from `software_gap` on it is software (kernel, precision fallback, offload, settings),
+not the card. Then the causes of knowledge/data/diagnosis.yaml whose conditions hold, in the file's order, each
+with what to change and where maintainers explain it. Every sentence is a note code (knowledge/data/notes.yaml).
+
+The package, one job a module: schema (request, result, the data table), state (one diagnosis being computed and the
+calculator requests it builds), ceilings (the format as loaded, memory and speed ceiling, the measured number against
+it), layouts (memory diagnosis: the job on one GPU, in 16-bit, at full context; what would make it fit), facts (what
+the causes' conditions test, the numbers their sentences quote), causes (the conditions and the sentences).
+"""
+
+from __future__ import annotations
+
+from tools.catalog import resolve_gpu_noted
+from tools.diagnose.causes import causes_of
+from tools.diagnose.ceilings import (
+    bound_of,
+    estimate_ceiling,
+    estimate_memory,
+    gpu_floor,
+    measured_ratio,
+    other_card,
+    precision_as_loaded,
+    verdict_of,
+)
+from tools.diagnose.facts import compute_facts, fill_values
+from tools.diagnose.layouts import card_fit, fits_of, other_layouts, usable_gib, weights_at
+from tools.diagnose.schema import (
+    SPEED_SYMPTOMS,
+    Calculation,
+    DiagnoseCause,
+    DiagnoseRequest,
+    DiagnoseResult,
+    DiagnoseSource,
+    Symptom,
+    Verdict,
+    engine_id,
+    table,
+)
+from tools.diagnose.state import Run, rounded
+from tools.notes import note
+from tools.precision import resolve_precision
+from tools.workload import ModelRef
+
+
+def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
+    """Compute the ceiling, compare the measured number with it, and list the causes that apply."""
+    run = Run(req=req, engine=engine_id(req.engine), flags=set(req.flags))
+    if run.engine is None and run.flags & {"enforce_eager", "kv_cache_error"}:
+        run.engine = "vllm"  # --enforce-eager is vLLM's setting, the KV-cache error vLLM's message
+    if run.engine is None and req.precision and resolve_precision(req.precision).kind == "gguf":
+        run.engine = "llama_cpp"  # a GGUF file runs in llama.cpp or one of its front ends (Ollama, LM Studio)
+        run.assumptions.append(note("diag_assumed_llamacpp", precision=resolve_precision(req.precision).name))
+    if req.gpu:
+        run.gpu, read_as = resolve_gpu_noted(req.gpu)
+        run.assumptions += [read_as] if read_as else []
+    if req.model or req.params_b:
+        run.arch, notes = ModelRef(**run.ref).resolve()
+        run.assumptions += notes[:2]
+    if run.arch is not None:
+        run.precision = precision_as_loaded(run)
+        estimate_memory(run)
+        estimate_ceiling(run)
+        weights_at(run)
+        card_fit(run)
+        other_layouts(run)
+    elif req.precision:
+        run.precision = resolve_precision(req.precision).name
+    no_gpu_asked = "cpu_only" in run.flags
+    if (run.arch is None or (run.gpu is None and not no_gpu_asked)) and req.symptom in SPEED_SYMPTOMS:
+        run.warnings.append(note("diag_no_ceiling"))
+    other = other_card(run)
+    verdict, gap = verdict_of(run)
+    if run.arch is None:
+        gpu_floor(run)
+    fill_values(run, gap)
+    compute_facts(run, verdict)
+    target = req.target_tokens_per_s
+    return DiagnoseResult(
+        symptom=req.symptom,
+        model=run.arch.name if run.arch else None,
+        gpu=run.gpu.name if run.gpu else None,
+        num_gpus=req.num_gpus,
+        precision=run.precision,
+        engine=run.engine,
+        mode=req.mode,
+        method=req.method if req.mode == "training" else None,
+        verdict=verdict,
+        ceiling_tokens_per_s=rounded(run.ceiling),
+        ceiling_source="offload" if run.offload and run.ceiling else ("gpu" if run.ceiling else "none"),
+        bound=bound_of(run),
+        measured_tokens_per_s=rounded(run.measured),
+        gap=round(gap, 2) if gap else None,
+        target_tokens_per_s=target,
+        target_reachable=None if target is None or run.ceiling is None else target <= run.ceiling * 1.1,
+        single_gpu_tokens_per_s=rounded(run.values.get("single")),
+        scaling=round(run.ceiling / run.values["single"], 2) if run.ceiling and run.values.get("single") else None,
+        other_gpu=other.gpu if other else None,
+        other_num_gpus=run.values.get("other_n") if other else None,
+        other_ceiling_tokens_per_s=rounded(run.values.get("other_ceiling")),
+        other_measured_tokens_per_s=req.other_measured_tokens_per_s,
+        bandwidth_ratio=run.values.get("bw_ratio"),
+        measured_ratio=measured_ratio(req),
+        fits=fits_of(run),
+        memory_per_gpu_gib=run.vram.per_gpu_gib if run.vram else None,
+        memory_16bit_per_gpu_gib=run.values.get("half_need"),
+        memory_one_gpu_gib=run.values.get("need_one"),
+        usable_gib_per_gpu=usable_gib(run),
+        measured_memory_gib=req.measured_memory_gib,
+        gpu_bandwidth_gbs=run.gpu.bandwidth_gbs if run.gpu else None,
+        other_bandwidth_gbs=run.values.get("other_bandwidth"),
+        offload_strategy=run.offload.strategy if run.offload else None,
+        ram_memory=run.offload.ram.memory.upper() if run.offload else None,
+        ram_channels=run.offload.ram.channels if run.offload else None,
+        in_ram_gib=run.offload.in_ram_gib if run.offload else None,
+        ram_effective_gbs=round(run.offload.ram.effective_gbs, 1) if run.offload else None,
+        causes=causes_of(run),
+        calculations=run.calculations,
+        assumptions=run.assumptions,
+        warnings=run.warnings,
+    )
+
+
+__all__ = [
+    "Calculation",
+    "DiagnoseCause",
+    "DiagnoseRequest",
+    "DiagnoseResult",
+    "DiagnoseSource",
+    "Symptom",
+    "Verdict",
+    "diagnose",
+    "engine_id",
+    "table",
+]
