@@ -138,8 +138,10 @@ def _lead_choice(lead: str) -> str | None:
 
 def _buy_or_rent(lead: str, tcos: list[Any]) -> list[str]:
     choice = _lead_choice(lead)
-    if choice is None or len(tcos) != 1:
-        return []  # several cost comparisons (or none): the lead's one word cannot be checked against them
+    if choice is None or len(tcos) != 1 or not tcos[0].rent:
+        # several cost comparisons (or none), or no rental on record to compare: the lead's one word cannot be
+        # checked against them ("no rental of the DGX Spark is on record" is no verdict to rent)
+        return []
     cheaper = "buy" if tcos[0].cheapest == "buy" else "rent"
     if choice != cheaper:
         return [f"the lead says {choice}, but the cost comparison finds {tcos[0].cheapest} cheaper"]

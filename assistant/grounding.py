@@ -13,6 +13,7 @@ from pydantic import BaseModel
 _NUMBER = re.compile(r"(?<![\w.\-])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w.]*[A-Za-z])")
 _ANY_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CITATION = re.compile(r"\[\d{1,2}\]")
+_SIGNED = re.compile(r"(?<![\w.\-])-(\d+(?:\.\d+)?)(?![\w.]*[A-Za-z])")
 _SMALL_ORDINALS = set(range(0, 11))  # list numbering, "top 3", "2 options": not claims about the world
 
 
@@ -52,6 +53,8 @@ def _collect(obj: Any, sink: set[float]) -> None:
     elif isinstance(obj, str):
         # sources count every digit run, names and sizes included ("48GB", "70B"): the user may quote them
         sink.update(float(x.replace(",", "")) for x in _ANY_NUMBER.findall(obj))
+        # a signed value a tool's text states ("n_gpu_layers=-1") is quoted with its sign
+        sink.update(-float(x) for x in _SIGNED.findall(obj))
     elif isinstance(obj, dict):
         for k, v in obj.items():
             _collect(k, sink)

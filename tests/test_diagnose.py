@@ -543,3 +543,143 @@ def test_a_slow_load_is_the_disk_and_a_vllm_kv_error_is_max_model_len() -> None:
     )
     assert q.symptom == "oom" and "kv_cache_error" in q.diagnose_flags
     assert parse("Qwen2.5-32B 用 transformers 加载要十几分钟，A100 80G").symptom == "slow_load"
+
+
+# ---- round 3: a training run's hours, low utilization far below, offload with the RAM unknown ------------
+
+
+@pytest.mark.parametrize(
+    ("text", "hours", "epochs"),
+    [
+        ("One RTX 3090, 88 hours, is this normal? finetune.py --base_model=llama-7b-hf --num_epochs=10", 88.0, 10.0),
+        ("LoRA fine-tuning Mistral 7B on a single 4090 for 3 epochs on 100k samples says 40 hours, normal?", 40.0, 3.0),
+        ("单卡A100 全量微调 qwen2.5-7b，5万条数据3个epoch，预估要60小时，正常吗", 60.0, 3.0),
+        ("两张3090 lora微调qwen2-7b，训练了3天还没跑完，正常吗？数据2万条，2个epoch", 72.0, 2.0),
+    ],
+)
+def test_a_training_runs_hours_doubted_is_diagnosed(text: str, hours: float, epochs: float) -> None:
+    q = parse(text)
+    assert q.measured_hours == hours and q.epochs == epochs and q.symptom == "slow"
+    plan = _plan(text)
+    assert plan.intents == ["diagnose"], plan.intents
+    call = next(c for c in plan.calls if c.name == ToolName.DIAGNOSE)
+    assert call.args["mode"] == "training" and call.args["measured_hours"] == hours
+
+
+def test_hours_not_a_training_run_or_a_rate_are_no_run_time() -> None:
+    assert parse("I rent a 4090 8 hours a day to fine-tune llama 3 8b with LoRA").measured_hours is None
+    assert parse("Llama 3 8B on a 4090 takes 2 hours to load, why?").measured_hours is None  # no training job
+
+
+def test_training_hours_against_the_data() -> None:
+    # 7B LoRA on a 3090 at 512 x 8 tokens a step: ~870 training tokens/s. 88 h x 3,600 x 870 = ~275M tokens, 27.5M
+    # an epoch over 10 epochs: no dataset size is known, so the lead states what an epoch covers.
+    r = diagnose(
+        DiagnoseRequest(
+            model="llama-2-7b",
+            gpu="rtx-3090",
+            mode="training",
+            context_tokens=512,
+            batch=8,
+            measured_hours=88,
+            epochs=10,
+        )
+    )
+    assert r.verdict == "not_measured" and r.hours_per_epoch == 8.8
+    assert 15e6 < (r.implied_tokens_per_epoch or 0) < 45e6
+    # 100k samples x 512 tokens (assumed) x 3 epochs = 153.6M tokens at ~1,800 tokens/s on a 4090: ~23 h; 40 h is ~1.7x
+    r = diagnose(
+        DiagnoseRequest(
+            model="mistral-7b", gpu="rtx-4090", mode="training", measured_hours=40, epochs=3, dataset_samples=100_000
+        )
+    )
+    assert r.tokens_to_train == 153_600_000 and 15 < (r.hours_at_ceiling or 0) < 35
+    assert r.verdict == "below" and 1.2 < (r.gap or 0) < 2.5
+    for lang, word in (("en", "hours"), ("zh", "小时")):
+        w = Writer(lang)
+        diagnose_lines(w, r)
+        assert word in w.text().split("\n")[0] and not check(w.text(), lang)
+
+
+def test_low_utilization_far_below_the_ceiling_is_slowness() -> None:
+    # Qwen2.5-7B bf16 on an A100: ~98 tokens/s; 3 measured with "utilization is low" is ~30x below, not normal
+    slow = diagnose(
+        DiagnoseRequest(model="qwen2.5-7b", gpu="a100-80gb-sxm", symptom="low_util", measured_tokens_per_s=3)
+    )
+    assert slow.verdict == "far_below" and "low_util" not in _ids(slow) and _ids(slow)
+    fine = diagnose(DiagnoseRequest(model="qwen2.5-7b", gpu="a100-80gb-sxm", symptom="low_util"))
+    assert _ids(fine)[0] == "low_util"
+
+
+def test_offload_with_the_ram_unknown_and_layers_taking_turns() -> None:
+    # Qwen2.5-32B Q4_K_M (~21 GiB) on a 3060 12GB: ~10 GiB in RAM; DDR5 assumed gives ~4.3 tokens/s, DDR4 would give
+    # ~2.5: 2 measured is within what the RAM allows, not a fault
+    r = diagnose(DiagnoseRequest(model="qwen2.5-32b", gpu="rtx-3060-12gb", engine="ollama", measured_tokens_per_s=2))
+    assert r.ceiling_source == "offload" and r.verdict == "at_ceiling"
+    w = Writer("en")
+    diagnose_lines(w, r)
+    assert "does not fit" in w.text().split("\n")[0]
+    # Ollama splits by layers, never experts alone (no --n-cpu-moe)
+    moe = diagnose(DiagnoseRequest(model="mixtral-8x7b", gpu="rtx-3090", engine="ollama", measured_tokens_per_s=5))
+    assert moe.offload_strategy == "layers"
+    # device_map="auto" runs the cards in turn: no all-reduce, so no tensor-parallel cause; "run it on one card" only
+    # when one card holds it (Qwen2.5-14B bf16 needs ~29 GiB: not a 3090)
+    seq = diagnose(
+        DiagnoseRequest(
+            model="qwen2.5-14b", gpu="rtx-3090", num_gpus=2, symptom="multi_gpu_slower", flags=["device_map_auto"]
+        )
+    )
+    assert _ids(seq)[0] == "device_map_sequential" and "tp_over_pcie" not in _ids(seq)
+    assert "CUDA_VISIBLE_DEVICES=0" not in seq.causes[0].fix.render("en")
+
+
+@pytest.mark.parametrize(
+    ("text", "symptom"),
+    [
+        ("chatglm3-6b 在 2080ti 11G 上跑，显存占用 13G 直接爆了，怎么办", "oom"),
+        ("两张4090 lora 训练 qwen2-7b 比单卡还慢，用的 accelerate", "multi_gpu_slower"),
+        ("Ollama is using my CPU instead of my RTX 4070, llama3.1 8b runs at 4 tokens/s", "cpu_fallback"),
+        ("deepseek v3 q2_k 在 4090 + 256G DDR5 上 3 tok/s，想提到 10 tok/s 有办法吗", "slow"),
+        ("this error seemed like an out-of-memory issue, llama-2-70b lora on 8 A100 40G", "oom"),
+    ],
+)
+def test_more_ways_to_report_a_symptom(text: str, symptom: str) -> None:
+    assert parse(text).symptom == symptom
+
+
+def test_another_model_named_is_sized_on_the_card_it_was_named_with() -> None:
+    text = (
+        "Llama2 13B in ollama on my RTX 4060 8GB is extremely slow, 1 token/min. I also tried Llama2 70B on another PC "
+        "with a 4060 Ti 16GB."
+    )
+    plan = _plan(text)
+    others = [c.args for c in plan.calls if c.name == ToolName.ESTIMATE_VRAM and c.args["model"] == "llama-2-70b"]
+    assert others and others[0]["gpu"] == "rtx-4060-ti-16gb", others
+
+
+def test_a_fine_tune_named_with_its_base_is_sized_as_the_base() -> None:
+    # "wizardLLM-70b which is fine-tuned variant of llama2-70b": only its size would resolve the name; the base does
+    q = parse("I deployed wizardLLM-70b which is fine-tuned variant of llama2-70b on 4 A100 80GB, 0.2 tok/s, slow")
+    assert q.model == "llama-2-70b" and q.symptom == "slow"
+    assert parse("Foo-7B vs Llama-2-7B on a 3090").model == "Foo-7B"  # two models compared: no base said
+
+
+def test_a_split_ollama_shows_and_a_serving_engines_smaller_format() -> None:
+    # "40%/60% CPU/GPU" with the model fitting at 4k: the context Ollama reserves pushed layers off, not a missing GPU
+    q = parse("Ollama puts deepseek-r1:32b 40% on CPU on my 4090, why? ollama ps shows 40%/60% CPU/GPU")
+    assert q.symptom == "cpu_fallback" and "cpu_gpu_split" in q.diagnose_flags
+    r = diagnose(
+        DiagnoseRequest(
+            model="deepseek-r1-distill-qwen-32b",
+            gpu="rtx-4090",
+            precision="q4_k_m",
+            engine="ollama",
+            symptom="cpu_fallback",
+            flags=["cpu_gpu_split"],
+        )
+    )
+    assert _ids(r)[0] == "ollama_context" and "gpu_not_used" not in _ids(r)
+    # vLLM on an Ada card: Qwen2.5-14B in bf16 (~29 GiB) does not fit a 4090; FP8 (~15 GiB of weights) is the fix,
+    # not bitsandbytes INT8, which vLLM does not serve
+    oom = diagnose(DiagnoseRequest(model="qwen2.5-14b", gpu="rtx-4090", engine="vllm", symptom="oom"))
+    assert _ids(oom)[0] == "does_not_fit" and "FP8" in oom.causes[0].fix.render("en")

@@ -11,7 +11,7 @@ import yaml
 from fakes import text, tool_call
 from fakes.openai_server import FakeOpenAIServer
 
-from evals.runner import SCENARIO_DIR, load_scenarios, report_markdown, run_eval, score_turn
+from evals.runner import SCENARIO_DIR, WILD_DIR, load_scenarios, report_markdown, run_eval, score_turn
 from evals.scenarios_schema import RUBRIC_CHECKS, Turn
 
 MIN_PASS = 0.9
@@ -50,6 +50,17 @@ def test_scenarios_cover_the_issue():
     assert {s.category for s, _ in expert} >= {"buy", "rent", "finetune", "guides", "compare"}
 
 
+def _inconsistencies(report) -> list[tuple[str, str]]:
+    """(scenario, detail) of every answer the one-story check (assistant/consistency.py) flags."""
+    return [
+        (r.id, c.detail)
+        for r in report.results
+        for t in r.turns
+        for c in t.checks
+        if c.check.startswith("one story") and not c.passed
+    ]
+
+
 def test_offline_planner_passes_the_gate(advisor, tmp_path):
     report = run_eval([SCENARIO_DIR], advisor=advisor)
     (tmp_path / "report.md").write_text(report_markdown(report), encoding="utf-8")
@@ -61,15 +72,29 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
     # One language, one voice: a Chinese answer has no English sentence and an English answer no Chinese.
     assert report.language_violations == 0, report.language_violations_by_scenario
     # One story: nothing after the lead contradicts it (assistant/consistency.py), on every scenario.
-    assert report.inconsistent_answers == 0, [
-        (r.id, c.detail)
-        for r in report.results
-        for t in r.turns
-        for c in t.checks
-        if c.check.startswith("one story") and not c.passed
-    ]
+    assert report.inconsistent_answers == 0, _inconsistencies(report)
     for lang, row in report.by_language.items():
         assert row["pass_rate"] >= MIN_PASS - 0.05, lang
+
+
+# The wild set (evals/wild/, issue 19): real questions from public threads. Its target is 85% overall and on the
+# held-aside quarter; until it is reached these floors are a ratchet at the last measured level (a fix may raise them,
+# nothing may lower them), and what must hold on every answer already holds: one language, one story.
+WILD_FLOOR = 0.7
+WILD_HELD_OUT_FLOOR = 0.24
+
+
+def test_the_wild_set_is_gated(advisor):
+    report = run_eval([WILD_DIR], advisor=advisor)
+    wild = report.wild
+    assert wild is not None and wild.total >= 150
+    assert wild.by_language["zh"]["total"] >= 60 and wild.by_language["en"]["total"] >= 60
+    assert set(wild.by_category) >= {"purchase", "fit", "compare", "buy_vs_rent", "fine_tuning", "troubleshooting"}
+    assert wild.held_out["total"] >= wild.total * 0.2  # about a quarter kept aside while fixing
+    assert report.language_violations == 0, report.language_violations_by_scenario
+    assert report.inconsistent_answers == 0, _inconsistencies(report)
+    assert wild.pass_rate >= WILD_FLOOR, wild.by_category
+    assert wild.held_out["pass_rate"] >= WILD_HELD_OUT_FLOOR, wild.held_out
 
 
 @pytest.mark.parametrize(

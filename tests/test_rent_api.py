@@ -186,3 +186,62 @@ def test_an_api_bill_is_the_api_question_not_a_purchase_budget():
     assert q.intents == ["api"] and q.monthly_budget == 20000 and q.budget is None
     assert "rent_where" not in parse("预算 100 万，推荐什么配置？").intents
     assert parse("run Qwen2.5-7B 24/7").model == "qwen2.5-7b"  # "24/7" is a schedule, not part of the name
+
+
+@pytest.mark.parametrize(
+    "text, lead, tool",
+    [
+        # a card chosen, bought or rented at the user's hours: the verdict with each way's monthly cost leads
+        (
+            "Should I buy a 4090 or rent one? ~3 hours a day for fine-tuning 7B models.",
+            "a month for owning",
+            "calculate_tco",
+        ),
+        ("一周大概跑 15 小时，4090 买还是租", "自购折合每月", "calculate_tco"),
+        ("I'll run two 4090s 24/7 for inference for the next 2 years. Buy or rent?", "owning costs", "calculate_tco"),
+        ("Should our startup buy 8x H100 or rent? We'd train ~70% of the time.", "Buy 8 ×", "calculate_tco"),
+        # no card named: the card that holds the model, each way's monthly cost at the user's hours
+        ("Is it cheaper to rent or buy for running Llama 3 70B? ~5 hours a day", "a month to own it", "rent_providers"),
+        ("租卡跑Qwen2.5-72B划算还是买卡划算？每天大概用6个小时", "自购折合每月", "rent_providers"),
+        # a month of rent: the card kept up all month, priced where it rents
+        ("租4090一个月多少钱", "7×24 开着每月", "rent_providers"),
+        # money spent on "the API", no provider named: the API against self-hosting, not a purchase budget
+        ("每月在API上花5000块，值得自己买卡部署Qwen3-32B吗？", "自己部署更便宜", "compare_api"),
+        (
+            "We spend about $1,500 a month on the OpenAI API. Should we buy a GPU to run Qwen3-32B?",
+            "Self-host",
+            "compare_api",
+        ),
+    ],
+)
+def test_buy_or_rent_and_api_bills_lead_with_monthly_costs(text, lead, tool, advisor):
+    answer, tools = _ask(advisor, text)
+    assert tool in tools
+    assert lead in answer.split("\n")[0]
+
+
+def test_a_hosted_model_names_its_memory_and_a_family_of_one_is_that_model(advisor):
+    # "[vicgalle/gpt-j-api] ... monthly cost for running a service like this": GPT-J-6B, kept up all month
+    answer, tools = _ask(advisor, "[vicgalle/gpt-j-api] What is the monthly cost for running a service like this?")
+    assert "estimate_vram" in tools and "rent_providers" in tools
+    first = answer.split("\n")[0]
+    assert "GPT-J-6B" in first and "GiB" in first and "a month" in first
+
+
+@pytest.mark.parametrize(
+    "text, lead",
+    [
+        ("Would 2 H100 be enough? If yes, where can I rent them?", "Yes: 2 × NVIDIA H100"),
+        ("4张4090够不够用？去哪里租比较便宜？", "够用：4 张"),
+    ],
+)
+def test_enough_asked_of_cards_with_no_model_says_yes_up_to_sizes(text, lead, advisor):
+    answer, tools = _ask(advisor, text)
+    assert "largest_model" in tools and "rent_providers" in tools
+    assert answer.startswith(lead)
+
+
+def test_a_pc_build_for_llms_with_nothing_named_picks_the_card_and_the_machine(advisor):
+    answer, tools = _ask(advisor, "I want to build a PC for running LLMs locally. What specs do you recommend?")
+    assert "recommend_gpus" in tools and "plan_workstation" in tools
+    assert "Buy 1 ×" in answer.split("\n")[0]

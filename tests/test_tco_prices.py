@@ -120,6 +120,23 @@ def test_heavy_use_favours_buying_light_use_renting():
     assert light.cheapest.startswith("rent")
 
 
+def test_renting_another_card_prices_that_card():
+    """A DGX Spark (no rental on record) bought against renting an H100: the H100's rate, the Spark's costs."""
+    alone = calculate_tco(TcoRequest(gpu="dgx-spark", currency="USD", gpu_price=4000))
+    assert alone.rent == [] and alone.rent_gpu is None
+    other = calculate_tco(TcoRequest(gpu="dgx-spark", currency="USD", gpu_price=4000, rent_gpu="H100 SXM"))
+    h100 = calculate_tco(TcoRequest(gpu="H100 SXM", currency="USD", gpu_price=30000))
+    od, h100_od = (next(o for o in r.rent if o.kind == "on_demand") for r in (other, h100))
+    assert od.price_per_gpu_hour == h100_od.price_per_gpu_hour  # the rented card's rate
+    assert other.rent_gpu == h100.gpu and other.rent_num_gpus == 1
+    assert other.buy_total == alone.buy_total  # owning is the Spark's, unchanged
+    # 2 rented cards against 1 bought: twice the rent an hour
+    two = calculate_tco(
+        TcoRequest(gpu="dgx-spark", currency="USD", gpu_price=4000, rent_gpu="H100 SXM", rent_num_gpus=2)
+    )
+    assert next(o for o in two.rent if o.kind == "on_demand").monthly == pytest.approx(2 * od.monthly, rel=1e-3)
+
+
 def test_missing_price_is_a_clear_error():
     with pytest.raises(AdvisorError, match="pass gpu_price"):
         calculate_tco(TcoRequest(gpu="A800 80GB SXM"))

@@ -140,3 +140,78 @@ def test_a_bare_size_in_a_follow_up_stays_in_the_family():
     plan = _plan("那我3090应该也没问题吧。24GB可以调70b模型吗？", previous)
     vram = next(c for c in plan.calls if c.name == ToolName.ESTIMATE_VRAM)
     assert vram.args["model"] == "llama-3-70b"
+
+
+def test_a_card_size_asked_about_leads_with_each_method_and_no_untraceable_usable_figure(advisor):
+    (zh,) = _ask(
+        advisor, "微调 Qwen2.5-0.5B 最低需要什么显卡？（比如 6GB 够不够）如果显存不够，可以用 LoRA + 4bit 吗？"
+    )
+    assert zh.answer.startswith("**可以，用 QLoRA 或 LoRA**") and "6G 显存的卡" in zh.answer.split("\n")[0]
+    assert not zh.grounding.untraceable
+    (en,) = _ask(advisor, "What's the minimum GPU to fine-tune Llama 3.2 3B? Would 8GB be enough?")
+    assert en.answer.startswith("**Yes, with QLoRA**")
+
+
+def test_no_method_fitting_as_configured_but_unsloth_qlora_fitting_is_only_just(advisor):
+    # GLM-4-9B QLoRA at 2k needs 11.2 GiB with the default unfused loss; fused + 8-bit AdamW it is under 10.8
+    (zh,) = _ask(advisor, "想用 LoRA 微调 glm4-9b，12g显存够吗")
+    assert zh.answer.startswith("**勉强可以：只有按 Unsloth 的方式做 QLoRA") and "序列 2,048 tokens" in zh.answer
+    (en,) = _ask(advisor, "Can my 4090 fine-tune qwen2.5-32b?")
+    lead = en.answer.split("\n")[0]
+    assert lead.startswith("**Only just: QLoRA the Unsloth way") and "1,024-token" in lead
+    (none,) = _ask(advisor, "Can my 4090 fine-tune llama 3 70b?")
+    assert none.answer.startswith("**No, not with any method**")
+
+
+def test_an_oom_under_zero2_on_new_cards_after_a_sizing_leads_with_zero3(advisor):
+    _first, second = _ask(
+        advisor,
+        "How much memory do I need for fully finetuning BaiChuan-7B/13B? My device: 3 V100 32G",
+        "I use 8 V100 32G but encounter CUDA out of memory. I use deepspeed Zero-2 and per_device_train_batch_size=1.",
+    )
+    assert any(c.name == "estimate_vram" and c.args.get("zero_stage") == 2 for c in second.tool_calls)
+    lead = second.answer.split("\n")[0]
+    assert "ZeRO-3" in lead and "ZeRO-2 keeps a whole copy" in lead
+    assert "256 ×" not in second.answer  # a count under ZeRO-2 is not presented as ZeRO-3's
+
+
+def test_a_bare_size_in_a_new_question_after_a_model_stays_in_its_series(advisor):
+    _first, second = _ask(
+        advisor, "我想微调 llama3 8b，要几张卡、多久、花多少钱？", "那我3090应该也没问题吧。24GB可以调70b模型吗？"
+    )
+    assert any(c.args.get("model") == "llama-3-70b" and c.args.get("gpu") == "rtx-3090" for c in second.tool_calls)
+    assert second.answer.startswith("**不行")
+
+
+def test_a_card_never_sold_is_read_as_the_card_it_extends_and_said_so(advisor):
+    (final,) = _ask(advisor, "我只有两块24G的4090ti，能微调 qwen2.5-14b 吗")
+    assert any(c.args.get("gpu") == "rtx-4090" for c in final.tool_calls)
+    assert "没有 4090ti 这款卡" in final.answer
+
+
+def test_zero_offload_is_not_offered_on_unified_memory(advisor):
+    (final,) = _ask(advisor, "Can I fine-tune Llama 3 8B on my MacBook Pro M3 Max 64GB?")
+    assert "ZeRO-Offload" not in final.answer.split("\n")[0]
+
+
+def test_a_micro_batch_over_one_is_cut_first_with_gradient_accumulation(advisor):
+    (final,) = _ask(advisor, "qwen2.5-3b lora，4090，batch size 16，2048 长度，放得下吗")
+    assert final.answer.startswith("**能，改用 micro-batch 1、梯度累积 16 步")
+    (en,) = _ask(
+        advisor, "OOM fine-tuning Llama-3-8B with LoRA on a 24GB 3090, seq length 4096, batch size 4. What to change?"
+    )
+    assert "micro-batch 1 with gradient accumulation 4" in en.answer
+
+
+def test_a_sharded_full_fine_tune_just_short_offloads_the_optimizer_first(advisor):
+    (final,) = _ask(
+        advisor, "What hardware do I need to full fine-tune Llama 3 70B? Would 2 nodes of 8xH100 be enough?"
+    )
+    assert any(c.args.get("num_gpus") == 16 for c in final.tool_calls)
+    assert final.answer.startswith("**Yes — with the optimizer states offloaded to CPU RAM")
+
+
+def test_the_ram_a_zero_offload_run_takes_leads_and_no_model_is_run_from_ram(advisor):
+    (final,) = _ask(advisor, "全参训练 qwen2.5-7b 用 zero3 offload，需要多少内存？")
+    assert final.answer.startswith("**CPU 卸载**")
+    assert not any(c.name == "estimate_offload" for c in final.tool_calls)

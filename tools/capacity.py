@@ -23,7 +23,7 @@ from tools.catalog import GpuSpec, resolve_gpu_noted
 from tools.errors import AdvisorError
 from tools.models import ModelArch, registry
 from tools.notes import Note, note
-from tools.offload import OffloadRequest, OffloadResult, estimate_offload
+from tools.offload import OffloadRequest, OffloadResult, estimate_offload, runtime_ram_gib
 from tools.precision import resolve_precision
 from tools.sizing import engine_for, headroom_for, usable_of
 from tools.vram import GIB, VramRequest, VramResult, estimate_vram
@@ -42,6 +42,12 @@ class CapacityRequest(BaseModel):
     gpu: str | None = Field(default=None, description="GPU name, fuzzy ('3060 12G', 'T4', 'A100 80G'); or vram_gib")
     vram_gib: float | None = Field(
         default=None, gt=0, le=4096, description="A card named only by its memory ('an 8 GB card'), instead of gpu"
+    )
+    cpu_ram_gib: float | None = Field(
+        default=None,
+        gt=0,
+        le=65536,
+        description="No GPU: the machine's RAM, models run on the CPU (llama.cpp), instead of gpu or vram_gib",
     )
     num_gpus: int = Field(default=1, ge=1, le=512, description="How many of them")
     mode: CapacityMode = Field(
@@ -76,8 +82,10 @@ class CapacityRequest(BaseModel):
 
     @model_validator(mode="after")
     def _one_card(self) -> CapacityRequest:
-        if (self.gpu is None) == (self.vram_gib is None):
-            raise ValueError("give exactly one of gpu (a GPU name) or vram_gib (a card's memory in GB)")
+        if sum(x is not None for x in (self.gpu, self.vram_gib, self.cpu_ram_gib)) != 1:
+            raise ValueError(
+                "give exactly one of gpu (a GPU name), vram_gib (a card's memory in GB) or cpu_ram_gib (no GPU)"
+            )
         return self
 
 
@@ -112,6 +120,7 @@ class CapacityResult(BaseModel):
 
     gpu: str | None = Field(description="GPU name; None for a card named by its memory")
     gpu_id: str | None = None
+    cpu_ram_gib: float | None = Field(default=None, description="No GPU: the RAM the CPU runs the models from")
     capacity_gib: float = Field(description="Memory of one card")
     num_gpus: int
     mode: CapacityMode
@@ -181,6 +190,7 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
     return CapacityResult(
         gpu=hw.gpu.name if hw.gpu else None,
         gpu_id=hw.gpu.id if hw.gpu else None,
+        cpu_ram_gib=req.cpu_ram_gib,
         capacity_gib=round(hw.capacity_gib, 2),
         num_gpus=hw.num_gpus,
         mode=req.mode,
@@ -200,6 +210,10 @@ def _hardware(req: CapacityRequest) -> tuple[_Hardware, list[Note], list[Note]]:
     assumptions: list[Note] = []
     warnings: list[Note] = []
     named = _engine_gguf(req.engine)
+    if req.cpu_ram_gib is not None:  # no GPU: llama.cpp on the CPU holds the GGUF file in RAM, next to the OS
+        usable = max(0.5, req.cpu_ram_gib - runtime_ram_gib())
+        assumptions.append(note("capacity_cpu_ram", ram=req.cpu_ram_gib, usable=usable))
+        return _Hardware(None, usable, 1, True, True, False), assumptions, warnings
     if req.gpu is None:
         assert req.vram_gib is not None
         assumptions.append(note("capacity_card_size", gib=req.vram_gib))

@@ -54,6 +54,12 @@ class CardRiskRequest(BaseModel):
         "('docs say Ampere or Hopper'): say what the card lacks even for inference",
     )
     currency: Literal["USD", "CNY"] = "USD"
+    reference_gpu: str | None = Field(
+        default=None,
+        max_length=100,
+        description="An NVIDIA card the user weighs against this one ('Mac Studio or 8 × 4090 for fine-tuning?'): "
+        "a slow-training verdict measures against it instead of the datacenter reference",
+    )
     failing: bool = Field(
         default=False, description="The user reports the card crashing or erroring ('卡死', 'illegal memory access')"
     )
@@ -258,16 +264,16 @@ def _lead(req: CardRiskRequest, c: _Card, group: list[_Card]) -> Note | None:
     if c.risk == "unsupported":
         return note("risk_lead_unsupported", **shared)
     if c.risk == "no_cuda_training":
-        ref = catalog()[table()["datacenter_reference"]]
+        ref = _reference(req, "datacenter_reference")
         return note(
-            "risk_lead_apple_training",
+            "risk_lead_apple_training" if spec.fp32_tflops else "risk_lead_apple_training_nofp32",  # none published
             gpus=_names(group),
             fp32=spec.fp32_tflops or 0.0,
             ref_gpu=ref.name,
             ref_tflops=ref.bf16_tflops,
         )
     if req.job == "training" and c.risk in ("legacy", "pascal"):
-        ref = catalog()[table()["training_reference"]]
+        ref = _reference(req, "training_reference")
         return note(
             "risk_lead_train_slow", **shared, fp32=spec.fp32_tflops or 0.0, ref_gpu=ref.name, ref_tflops=ref.bf16_tflops
         )
@@ -283,6 +289,16 @@ def _lead(req: CardRiskRequest, c: _Card, group: list[_Card]) -> Note | None:
         code = "risk_lead_llamacpp_owned" if req.owned and req.num_gpus > 1 else "risk_lead_llamacpp"
         return note(code, **shared, fp16=[_fp16(c)], n=req.num_gpus)
     return None
+
+
+def _reference(req: CardRiskRequest, default: str) -> GpuSpec:
+    """What a slow card's training compute is measured against: the NVIDIA card the user weighs it against
+    ("Mac Studio 192G or 8 × 4090?" -> the 4090), else the table's reference."""
+    if req.reference_gpu:
+        spec = resolve_gpu(req.reference_gpu)[0]
+        if spec.vendor == "nvidia" and spec.bf16_tflops:
+            return spec
+    return catalog()[table()[default]]
 
 
 def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
@@ -340,7 +356,13 @@ def _apple_facts(spec: GpuSpec) -> list[Note]:
     from tools.support import SupportRequest, check_support
 
     out = [
-        note("risk_fact_apple", gpu=spec.name, vram=spec.vram_gib, gbs=spec.bandwidth_gbs, fp32=spec.fp32_tflops or 0)
+        note(
+            "risk_fact_apple" if spec.fp32_tflops else "risk_fact_apple_nofp32",
+            gpu=spec.name,
+            vram=spec.vram_gib,
+            gbs=spec.bandwidth_gbs,
+            fp32=spec.fp32_tflops or 0,
+        )
     ]
     for subject in ("flash_attention_2", "bitsandbytes", "mlx"):
         try:

@@ -17,6 +17,13 @@ class FindGpusRequest(BaseModel):
     """Filters and a sort order over the catalog."""
 
     min_vram_gib: float | None = Field(default=None, gt=0, le=4096)
+    min_total_gib: float | None = Field(
+        default=None,
+        gt=0,
+        le=4096,
+        description="The memory the machine is sold with (a Mac's whole unified memory, '>= 192 GB RAM'), not the "
+        "GPU's usable share that min_vram_gib filters on",
+    )
     max_price: float | None = Field(default=None, gt=0, description="Per GPU, in `currency`")
     currency: Currency = "USD"
     vendor: Literal["nvidia", "amd", "intel", "apple"] | None = None
@@ -163,6 +170,7 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
 def _keep(req: FindGpusRequest, g: GpuSpec, row: GpuRow) -> bool:
     checks = [
         req.min_vram_gib is None or g.usable_memory_gib >= req.min_vram_gib,
+        req.min_total_gib is None or g.vram_gib >= req.min_total_gib - 0.5,
         req.max_price is None or (row.price is not None and row.price <= req.max_price),
         req.vendor is None or g.vendor == req.vendor,
         req.segment is None or g.segment == req.segment,

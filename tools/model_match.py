@@ -159,7 +159,7 @@ def _registry_hit(parts: NameParts) -> tuple[ModelArch, How] | None:
             return registry()[_ollama_index()[key]], "ollama"
     if not parts.name:
         return None
-    first = _first_generation(parts)
+    first = _first_generation(parts.name)
     if first is not None:
         return first, "registry"
     size = parts.sizes.total_b
@@ -174,7 +174,28 @@ def _registry_hit(parts: NameParts) -> tuple[ModelArch, How] | None:
             arch, read_as = hit
             exact = not read_as and not loose
             return arch, ("ollama" if parts.is_ollama else "registry" if exact else "read_as")
-    return None
+    return _checkpoint_of(parts.name, size)
+
+
+# a fine-tuned checkpoint's name: its base up to the size, then the fine-tuner's own tags ("OA_SFT_Llama_30B_6",
+# "Qwen2.5-7B-Instruct-SFT", "llama-2-7b-chat-sft-v2")
+_CHECKPOINT = re.compile(
+    r"^(?:[a-z]{1,6}_(?:sft|rm|rl|ppo|dpo)_)?(?P<base>.*?\d(?:\.\d+)?b)(?:[-_ .][a-z0-9]+)+$", re.IGNORECASE
+)
+
+
+def _checkpoint_of(name: str, size: float | None) -> tuple[ModelArch, How] | None:
+    """The registry model a fine-tuned checkpoint is made from, read as that model (same layout and size) when
+    nothing matched the whole name: the tags after the size change the weights, not the memory."""
+    m = _CHECKPOINT.match(name.strip())
+    if m is None or not size:
+        return None
+    base = m.group("base")
+    first = _first_generation(base)
+    if first is not None:
+        return first, "read_as"
+    hit = _lookup(base, size)
+    return (hit[0], "read_as") if hit is not None else None
 
 
 _FIRST_GEN = re.compile(
@@ -182,17 +203,17 @@ _FIRST_GEN = re.compile(
 )
 
 
-def _first_generation(parts: NameParts) -> ModelArch | None:
+def _first_generation(name: str) -> ModelArch | None:
     """ "Qwen-7B-Chat", "qwen_72B": a family word glued to its size with no generation number is the family's
     first generation where it was published under that name (model_names.yaml first_generation_names)."""
-    m = _FIRST_GEN.match(parts.name.strip())
+    m = _FIRST_GEN.match(name.strip())
     if m is None:
         return None
     series = load_yaml("model_names.yaml").get("first_generation_names", {}).get(m.group("family").lower())
     if series is None:
         return None
     size = float(m.group("size"))
-    rows = [a for a in _series().get(_key(series), []) if _same_size(a, size, parts.name)]
+    rows = [a for a in _series().get(_key(series), []) if _same_size(a, size, name)]
     return min(rows, key=lambda a: abs((a.official_params_b or a.params / 1e9) - size)) if rows else None
 
 
@@ -385,6 +406,16 @@ def series_in_name(name: str) -> str | None:
     keys = [k for k in (*_series(), *_families()) if len(k) > 2]
     hits = [k for k in keys if key.startswith(k) and not key[len(k) : len(k) + 1].isdigit()]
     return max(hits, key=len) if hits else None
+
+
+def coder_series(family: str) -> str | None:
+    """The newest code series of a family ("qwen" -> "series:qwen3coder"), for a family named for coding."""
+    rows = _families().get(_key(family.removeprefix("series:"))) or []
+    coders = [a for a in rows if a.series and re.search(r"cod(?:e|er)", a.series)]
+    if not coders:
+        return None
+    newest = max(coders, key=lambda a: a.released or "")
+    return f"series:{_key(newest.series or '')}"
 
 
 def of_family(model_id: str, family: str) -> bool:

@@ -146,7 +146,8 @@ def _ollama(library: str, tag: str) -> tuple[str, tuple[str, ...]]:
     without_format = _quant_pattern().sub("", tag)
     words = [w for w in re.split(r"-+", without_format) if w]
     size = next((w for w in words if _SIZE.fullmatch(w) or _EFFECTIVE.fullmatch(w)), None)
-    keys = [f"{library}:{'-'.join(words)}"]
+    # "solar:q4_0": a tag naming only the format is the library's default model in that format
+    keys = [f"{library}:{'-'.join(words)}"] if words else [f"{library}:latest", library]
     if size:
         active = next((w for w in words if _ACTIVE.fullmatch(w)), None)
         keys += [f"{library}:{size}-{active}"] if active else []

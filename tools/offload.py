@@ -49,6 +49,9 @@ class OffloadRequest(ModelRef):
     precision: str | None = Field(default=None, description="Weight format (default Q4_K_M, what llama.cpp runs)")
     context_tokens: int = Field(default=4096, ge=1, le=10_000_000)
     gpu: str | None = Field(default=None, description="GPU name (fuzzy); none: CPU only")
+    vram_gib: float | None = Field(
+        default=None, gt=0, le=1024, description="A card named only by its memory ('12G显存'), when no gpu is given"
+    )
     num_gpus: int = Field(default=1, ge=1, le=64)
     ram_gib: float | None = Field(default=None, gt=0, le=65536, description="System RAM the machine has")
     memory: str | None = Field(
@@ -62,6 +65,21 @@ class OffloadRequest(ModelRef):
     strategy: Literal["auto", "layers", "experts", "cpu"] = Field(
         default="auto", description="auto: everything on the GPU if it fits, else experts in RAM for MoE, else layers"
     )
+
+
+def runtime_ram_gib() -> float:
+    """RAM the OS, the runtime and llama.cpp's buffers take beside the weights."""
+    return _RUNTIME_RAM_GIB
+
+
+def _card_size_bandwidth(vram_gib: float) -> float:
+    """A card known only by its memory: the slowest consumer card of that size in the catalog (the GPU's share of
+    an offloaded model's time is small; RAM bandwidth decides it), else the slowest consumer card at all."""
+    from tools.catalog import catalog
+
+    consumer = [g for g in catalog().values() if g.segment == "consumer"]
+    same = [g.bandwidth_gbs for g in consumer if abs(g.vram_gib - vram_gib) < 0.5]
+    return min(same) if same else min(g.bandwidth_gbs for g in consumer)
 
 
 class RamSpec(BaseModel):
@@ -183,6 +201,11 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
         assumptions += [read_as] if read_as else []
         gpu_name, gpu_bw = gpu.name, gpu.bandwidth_gbs
         usable = usable_of(gpu.usable_memory_gib, headroom_for("llama.cpp")) * req.num_gpus
+        available = max(0.0, usable * GIB - buffers * req.num_gpus)
+    elif req.vram_gib:
+        gpu_name, gpu_bw = f"{req.vram_gib:g} GB GPU", _card_size_bandwidth(req.vram_gib)
+        assumptions.append(note("offload_card_size", gib=req.vram_gib, gbs=gpu_bw))
+        usable = usable_of(req.vram_gib, headroom_for("llama.cpp")) * req.num_gpus
         available = max(0.0, usable * GIB - buffers * req.num_gpus)
     eff_gpu = speed_defaults()["speed"]["memory_efficiency"]["quantized"]
     everything = layer_bytes + expert_bytes + outside + kv

@@ -34,6 +34,11 @@ class TcoRequest(BaseModel):
     cloud_price_per_gpu_hour: float | None = Field(
         default=None, gt=0, le=1e5, description="Your on-demand price, `currency`"
     )
+    rent_gpu: str | None = Field(
+        default=None,
+        description="Rent this GPU instead of the one bought (a DGX Spark against a rented H100); default: the same",
+    )
+    rent_num_gpus: int | None = Field(default=None, ge=1, le=10_000, description="How many of `rent_gpu`")
     prices_file: str | None = Field(default=None, description="Your own prices.yaml to override the bundled one")
     market: Literal["global", "cn"] | None = Field(
         default=None, description="Whose cloud prices: cn = Chinese GPU clouds (default for CNY), global otherwise"
@@ -76,6 +81,8 @@ class TcoResult(BaseModel):
     buy_monthly_equivalent: float
     buy_cost_per_million_tokens: float | None = None
     rent: list[RentOption]
+    rent_gpu: str | None = Field(default=None, description="The rented GPU when it is not the one bought")
+    rent_num_gpus: int | None = None
     cheapest: str
     cumulative_months: list[int]
     cumulative_buy: list[float]
@@ -150,8 +157,12 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
     buy_total = upfront + (power.monthly + maintenance_monthly) * months - resale
     tokens_month = req.throughput_tokens_per_s * 3600 * hours if req.throughput_tokens_per_s else None
 
-    rent = _rent_options(req, gpu, book, own, tokens_month)
-    warnings.extend(_rent_warnings(req, gpu, rent))
+    rented = resolve_gpu_noted(req.rent_gpu)[0] if req.rent_gpu else gpu
+    rent = _rent_options(req, rented, book, own, tokens_month)
+    if req.rent_gpu:
+        rent_n = req.rent_num_gpus or n
+        assumptions.append(note("tco_rent_other", n=rent_n, gpu=rented.name, bought=gpu.name))
+    warnings.extend(_rent_warnings(req, rented, rent))
     if (req.market or ("cn" if cur == "CNY" else "global")) == "cn" and gpu.cn_availability == "export_controlled":
         warnings.append(note("tco_export_controlled", gpu=gpu.name))
     on_demand = next((o for o in rent if o.kind == "on_demand"), None)
@@ -178,6 +189,8 @@ def calculate_tco(req: TcoRequest) -> TcoResult:
         buy_monthly_equivalent=round(buy_total / months, 2),
         buy_cost_per_million_tokens=round(buy_total / months / tokens_month * 1e6, 4) if tokens_month else None,
         rent=rent,
+        rent_gpu=rented.name if req.rent_gpu else None,
+        rent_num_gpus=(req.rent_num_gpus or n) if req.rent_gpu else None,
         cheapest=min(options, key=options.get),
         cumulative_months=list(range(months + 1)),
         cumulative_buy=cum_buy,
@@ -281,8 +294,8 @@ def _rent_rate(req: TcoRequest, gpu: GpuSpec, book: PriceBook, kind: PriceKind) 
 def _rent_options(
     req: TcoRequest, gpu: GpuSpec, book: PriceBook, own: _Owning, tokens_month: float | None
 ) -> list[RentOption]:
-    """Price renting the same GPUs for the same busy hours, for every kind of cloud price on record."""
-    n = req.num_gpus
+    """Price renting the same GPUs (or `rent_gpu`) for the same busy hours, for every kind of cloud price on record."""
+    n = (req.rent_num_gpus or req.num_gpus) if req.rent_gpu else req.num_gpus
     months = own.months
     power = own.power
     rent: list[RentOption] = []

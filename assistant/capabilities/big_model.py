@@ -41,6 +41,17 @@ def _rules() -> dict[str, Any]:
     return dict(policy()["big_model"])
 
 
+def too_big_for_cards(model: str | None) -> bool:
+    """A model this capability answers (servers and RAM offload): other capabilities leave its per-card sizing."""
+    if not model:
+        return False
+    try:
+        arch = resolve_model(model)[0]
+    except AdvisorError:
+        return False
+    return arch.params / 1e9 >= _rules()["min_params_b"]
+
+
 def _at_home(ctx: PlanContext) -> bool:
     """One person running it on their own machine: local, or a llama.cpp-family engine, not a team's service."""
     s = ctx.scenario
@@ -72,7 +83,8 @@ class BigModel(Capability):
         tokens = rules["context_tokens"]
         if (s.mode or "inference") == "inference":
             native = arch.native_precision or "bf16"
-            cards = list(dict.fromkeys([*([s.gpu] if s.gpu else []), *rules["servers"]]))
+            own = [s.gpu] if s.gpu and catalog()[s.gpu].segment != "apple" else []  # a Mac is no 8-GPU server
+            cards = list(dict.fromkeys([*own, *rules["servers"]]))
             if native.startswith("fp8") and not any(not _has_fp8(c) for c in cards):
                 cards.append(rules["no_fp8_server"])  # "A100 没有 FP8": what the same model takes there
             for gpu in cards:
@@ -121,6 +133,11 @@ class BigModel(Capability):
         servers it takes are the answer); beside a purchase for training it follows."""
         if "rent_where" in turn.plan.intents:
             return 2  # "租云 GPU 跑满血 R1": the cheapest rental that holds it leads
+        if "fit" in turn.plan.intents and turn.plan.scenario.gpu:
+            return 1  # "M2 Ultra 192GB 能跑 R1 吗": the verdict on the user's own hardware leads, the servers follow
+        picked = any(r.primary is not None for _, r in turn.results(RecommendResult))
+        if "recommend" in turn.plan.intents and picked:
+            return 0  # "预算 200 万买什么卡": the pick within the budget leads, the server classes follow it
         return -2 if _split(turn)[0] else 2
 
     def render(self, w: Writer, turn: Turn) -> None:
@@ -215,7 +232,9 @@ def _smaller(w: Writer, smaller: list[VramResult]) -> None:
 
 def _servers(w: Writer, rows: list[VramResult]) -> None:
     """One line per server class: fits on one node, or how many GPUs (nodes) it takes."""
-    first = rows[0]
+    # the native format heads the list even when the user's own card (listed first) has no FP8 and runs it in bf16
+    native = next((r.precision for r in rows if r.precision.startswith("fp8")), rows[0].precision)
+    first = next(r for r in rows if r.precision == native)
     weights = first.breakdown_gib.get("weights", 0.0)
     w.say("big_native_head", model=first.model, params=first.params_b, precision=first.precision, weights=weights)
     n_node = _rules()["server_gpus"]

@@ -15,13 +15,23 @@ from tools.notes import render_all
 from tools.precision import resolve_precision
 from tools.speed import SpeedResult
 
+_USEFUL_B = 7.0  # "enough?" is a yes when the cards hold at least a 7B model, the smallest people deploy for work
+
 
 def capacity_lines(
-    w: Writer, r: CapacityResult, examples: bool = True, detail: bool = True, speeds: list[SpeedResult] | None = None
+    w: Writer,
+    r: CapacityResult,
+    examples: bool = True,
+    detail: bool = True,
+    speeds: list[SpeedResult] | None = None,
+    enough: bool = False,
 ) -> None:
     """The sizes first ("一张 RTX 3060 12GB：4-bit 最大约 15B（如 Qwen3-14B，11.3 GiB），..."), then the models
-    that fit each way, the offloaded model when RAM was stated, and what the sizes assume."""
-    w.say("capacity_lead", hardware=hardware(w, r), ways=_ways_text(w, r.ways))
+    that fit each way, the offloaded model when RAM was stated, and what the sizes assume. `enough`: "would 2 H100
+    be enough?" with no model: yes, up to those sizes, when they hold a real model (7B or more)."""
+    useful = any(way.mode == "inference" and (way.max_params_b or 0) >= _USEFUL_B for way in r.ways)
+    key = "capacity_lead_enough" if enough and useful else "capacity_lead"
+    w.say(key, hardware=hardware(w, r), ways=_ways_text(w, r.ways))
     if examples:
         items = example_items(w, r)
         w.bullets("capacity_examples_head", items, limit=len(items))
@@ -46,6 +56,8 @@ def hardware(w: Writer, r: CapacityResult, counted: bool = False) -> str:
     """The cards as a sentence starts with them ("一张 RTX 3060 12GB", "4 × NVIDIA T4", "A card with 24 GB");
     `counted`: always with the count ("1 × RTX 4090"), to label a list."""
     one = r.num_gpus == 1 and not counted
+    if r.cpu_ram_gib is not None:
+        return w.t("capacity_hw_cpu", ram=r.cpu_ram_gib)
     if r.gpu is None:
         return w.t("capacity_hw_size_one" if one else "capacity_hw_size", n=r.num_gpus, gib=r.capacity_gib)
     return w.t("capacity_hw_one" if one else "capacity_hw", n=r.num_gpus, gpu=r.gpu)
@@ -133,6 +145,9 @@ def _options(ctx: PlanContext) -> list[dict[str, Any]]:
         return [{"gpu": s.gpu, "num_gpus": s.num_gpus or 1}] if s.gpu else []
     if p.stated_capacity_gib:
         return [{"vram_gib": p.stated_capacity_gib, "num_gpus": p.num_gpus or 1}]
+    ram = p.ram_gib if p.ram_gib is not None else s.ram_gib
+    if ram and not s.gpu:  # "no GPU, 32 GB of RAM", "Intel UHD and 16GB": what the CPU runs from that RAM
+        return [{"cpu_ram_gib": ram, "with_finetune": False}]
     return []
 
 
@@ -176,6 +191,35 @@ def _suits(mode: str, precision: str) -> bool:
     return suits.get(mode, False)
 
 
+def _cpu_speed(plan: Plan, r: CapacityResult) -> list[ToolCall]:
+    """No GPU: the lead way's largest example timed on the CPU from the user's RAM (llama.cpp)."""
+    way = next((x for x in r.ways if x.mode == "inference" and x.examples), None)
+    if way is None:
+        return []
+    args: dict[str, Any] = {
+        "model": way.examples[0].model_id,
+        "precision": way.precision,
+        "context_tokens": r.context_tokens,
+        "ram_gib": r.cpu_ram_gib,
+        "strategy": "cpu",
+    }
+    if plan.scenario.ram_type:
+        args["memory"] = plan.scenario.ram_type
+    return [ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=args, owner="capacity")]
+
+
+def cpu_speed_lines(w: Writer, turn: Turn) -> None:
+    """ "On the CPU Qwen3-14B (Q4_K_M) decodes at about 4 tokens/s": what running without a GPU feels like."""
+    from tools.offload import OffloadResult
+
+    for i, o in turn.own_indexed("capacity", OffloadResult):
+        turn.shown.add(i)
+        ram = w.t("offload_ram", memory=o.ram.memory.upper(), channels=o.ram.channels, gbs=o.ram.effective_gbs)
+        w.say(
+            "capacity_cpu_speed", model=o.model, precision=_format_name(o.precision), tps=o.decode_tokens_per_s, ram=ram
+        )
+
+
 class Capacity(Capability):
     intent = "capacity"
     owns = (ToolName.LARGEST_MODEL,)
@@ -207,6 +251,8 @@ class Capacity(Capability):
         calls = []
         for o in outcomes:
             r = o.result
+            if o.call.owner == self.intent and isinstance(r, CapacityResult) and r.cpu_ram_gib is not None:
+                calls += _cpu_speed(plan, r)
             if o.call.owner != self.intent or not isinstance(r, CapacityResult) or r.gpu_id is None:
                 continue
             way = next((w for w in r.ways if w.mode == "inference" and w.examples), None)
@@ -225,8 +271,11 @@ class Capacity(Capability):
         results = turn.own(self.intent, CapacityResult)
         several = len(results) > 1
         speeds = turn.own(self.intent, SpeedResult)
+        # "would 2 H100 be enough? where to rent them?": the fit asked about no model was handed to capacity
+        enough = "fit" in turn.parsed.intents and not several
         for r in results:  # each option's sizes first, then what backs them
-            capacity_lines(w, r, examples=not several, detail=False, speeds=speeds)
+            capacity_lines(w, r, examples=not several, detail=False, speeds=speeds, enough=enough)
+        cpu_speed_lines(w, turn)
         for r in results if several else []:
             items = example_items(w, r)
             if items:

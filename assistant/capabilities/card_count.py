@@ -11,13 +11,12 @@ formats the user did not choose: they never change the scenario. The formats are
 from __future__ import annotations
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.big_model import too_big_for_cards
 from assistant.capabilities.workload import vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.advice import policy
 from tools.catalog import catalog
-from tools.errors import AdvisorError
-from tools.models import resolve_model
 from tools.vram import VramResult
 
 
@@ -47,13 +46,8 @@ class CardCount(Capability):
         asked = parsed.asks_gpu_count and s.gpu and s.num_gpus is None and not s.precision
         if not asked or not ctx.has_model or (s.mode or "inference") != "inference" or "memory" not in ctx.intents:
             return
-        if s.model:
-            try:
-                arch = resolve_model(s.model)[0]
-            except AdvisorError:
-                return
-            if arch.params / 1e9 >= policy()["big_model"]["min_params_b"]:
-                return  # servers and RAM offload answer it (big_model.py)
+        if too_big_for_cards(s.model):
+            return  # servers and RAM offload answer it (big_model.py)
         for precision in _formats(s.gpu or ""):
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s.model_copy(update={"precision": precision}), 1))
         # the counts say what a cheaper format takes: "even at 4-bit one card does not hold it" adds nothing

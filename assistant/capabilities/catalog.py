@@ -17,7 +17,10 @@ def catalog_filters(ctx: PlanContext) -> dict[str, Any]:
     """find_gpus filters from what the parser read (requirements said as "not needed" are left out)."""
     parsed, s = ctx.parsed, ctx.scenario
     args: dict[str, Any] = {"currency": s.currency or "USD", "limit": 8}
-    if parsed.min_vram_gib:
+    if parsed.min_vram_gib and parsed.vendor == "apple" and not parsed.gpu_mentions:
+        # "a mac mini or similar with >= 192 GB RAM": the Macs sold with that much unified memory
+        args.update(vendor="apple", min_total_gib=parsed.min_vram_gib, sort_by="price")
+    elif parsed.min_vram_gib:
         args["min_vram_gib"] = parsed.min_vram_gib
     if s.budget:
         args["max_price"] = s.budget

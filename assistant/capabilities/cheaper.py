@@ -23,6 +23,7 @@ from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.capacity import CapacityResult
+from tools.catalog import catalog
 from tools.errors import AdvisorError
 from tools.offload import OffloadResult
 from tools.vram import VramRequest, VramResult, estimate_vram
@@ -30,6 +31,7 @@ from tools.vram import VramRequest, VramResult, estimate_vram
 _SHORTEST_SEQUENCE = 1024
 _SHORT_CONTEXT = 4096
 _MIN_CONTEXT = 512  # a context shorter than this is no way to run a chat model
+_JUST_SHORT = 1.25  # a sharded full fine-tune within this of the cards offloads its optimizer rather than drop to LoRA
 _BIG_CARD = "a100-80gb-pcie"  # the widely rented 80 GB card a too-big job moves to
 
 
@@ -41,10 +43,12 @@ def _ladder(s: Scenario, first: VramResult, shorten: bool) -> list[Scenario]:
     # on the user's cards: a LoRA that fits one card runs plain data parallel (each card a copy, tools/vram.py
     # _training_strategy), one that does not is sharded over them (a 72B LoRA on 8 x A100: 26 GiB per GPU)
     one: dict[str, int] = {}
-    if mode != "inference" and first.dp > 1 and first.zero_stage < 3 and s.zero_stage is not None:
-        # ZeRO-1/2 (or DDP) as the user set it keeps a whole copy of the weights on every GPU: ZeRO-3 on the same
-        # cards is the cheapest change (same method, same quality)
-        out.append(s.model_copy(update={"zero_stage": 3}))
+    if mode != "inference" and first.batch > 1:
+        # "batch size 4, seq 4096, OOM": micro-batch 1 with gradient accumulation trains the same effective batch
+        # in a quarter of the activation memory, before changing how the model is sharded or trained
+        s = s.model_copy(update={"batch": 1})
+        out.append(s)  # and every later step keeps it: the cheapest change to accept stays made
+    out += _sharding_steps(s, first)
     if mode == "full":
         out.append(s.model_copy(update={"mode": "lora", "precision": None, **one}))  # LoRA on ONE of the cards
         mode = "lora"
@@ -77,6 +81,23 @@ def _ladder(s: Scenario, first: VramResult, shorten: bool) -> list[Scenario]:
         elif first.context_tokens > _SHORT_CONTEXT:
             out.append(s.model_copy(update={"context_tokens": _SHORT_CONTEXT, "precision": precision}))
     return out
+
+
+def _sharding_steps(s: Scenario, first: VramResult) -> list[Scenario]:
+    """ZeRO-1/2 (or DDP) as the user set it keeps a whole copy of the weights on every GPU: ZeRO-3 on the same cards
+    is the cheapest change (same method, same quality); for a full fine-tune still too big sharded, DeepSpeed's
+    offload_optimizer moves the optimizer states to CPU RAM (the same job at slower steps) before LoRA."""
+    short = first.fit is not None and first.per_gpu_gib <= _JUST_SHORT * first.fit.usable_gib_per_gpu
+    if first.mode == "full" and first.zero_stage == 3 and first.dp > 1 and not s.cpu_offload and short:
+        # already sharded and only just too big ("full fine-tune 70B on 16 x H100: 76 of 72 GiB"): the optimizer
+        # states to CPU RAM is the same full fine-tune, slower, before LoRA; far too big, LoRA is the answer
+        return [s.model_copy(update={"zero_stage": 3, "cpu_offload": "optimizer"})]
+    if first.mode == "inference" or first.dp <= 1 or first.zero_stage >= 3 or s.zero_stage is None:
+        return []
+    steps = [s.model_copy(update={"zero_stage": 3})]
+    if first.mode == "full" and not s.cpu_offload:
+        steps.append(s.model_copy(update={"zero_stage": 3, "cpu_offload": "optimizer"}))
+    return steps
 
 
 def _four_bit(s: Scenario) -> str:
@@ -298,10 +319,13 @@ class CheaperWay(Capability):
         ways = _ways(s, first, shorten)
         calls = [ToolCall(name=ToolName.ESTIMATE_VRAM, args=vram_args(w), owner=self.intent) for w in ways]
         asked = any(o.call.owner == "offload" for o in outcomes)  # the offload question already answers it
-        bare = first.mode == "inference" and not s.ram_gib and not asked  # running from RAM is the plan
+        # no format or smaller sibling fits: the biggest model the cards do hold, even when RAM is there to offload
+        # into ("70b on a 6700 XT, or no GPU at all?": 1 token/s from RAM, or a 13B at full speed on the card)
+        bare = first.mode == "inference"
         if bare and not any(w.model != s.model for w in ways) and not _fits_any(ways):
             calls.append(_what_fits(s, first))  # "70b on my 12 GB card": the biggest model these cards do hold
-        if first.mode == "inference" and not asked:  # the user's cards plus RAM: llama.cpp offload, its speed
+        unified = getattr(catalog().get(s.gpu or ""), "vendor", "") == "apple"  # a Mac's RAM is the memory that ran out
+        if first.mode == "inference" and not asked and not unified:  # the user's cards plus RAM: llama.cpp offload
             offload = offload_args(s, precision=_offload_format(first.precision))
             calls.append(ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=offload, owner=self.intent))
             if offload.get("strategy") == "layers" and _is_moe(s):  # Ollama: layers only; llama.cpp / ktransformers

@@ -23,17 +23,30 @@ def verdict(
     """Buy or rent at the user's hours first (spot for jobs that survive a restart); with no hours said,
     the usage at which buying starts to pay."""
     od = next((o for o in r.rent if o.kind == "on_demand"), None)
-    if od is None:
+    if od is None:  # "buy a 5090 or rent?" with no rental of it on record: what owning costs, and what to give
+        w.say(
+            "tco_verdict_no_rent",
+            n=r.num_gpus,
+            gpu=r.gpu,
+            buy_monthly=money(r.buy_monthly_equivalent, r.currency),
+            months=r.horizon_months,
+            upfront=money(r.upfront, r.currency),
+        )
         return
     be = od.break_even_hours_per_month
     be_text = w.t("tco_be_hours", hours=be) if be is not None and be <= 730 else w.t("tco_be_never")
     spot = next((o for o in r.rent if o.kind == "spot"), None)
     where = w.t("tco_providers", providers="、".join(od.providers) if w.lang == "zh" else ", ".join(od.providers))
+    where = where if od.providers else ""
+    # "a DGX Spark or rent an H100": the rented card is another one, named wherever renting is priced
+    rent_n, rent_gpu = (r.rent_num_gpus or r.num_gpus, r.rent_gpu) if r.rent_gpu else (r.num_gpus, r.gpu)
+    if r.rent_gpu:
+        where = w.t("tco_rented_other", n=rent_n, gpu=rent_gpu) + where
     if restartable and spot is not None and spot.total < r.buy_total:
         w.say(
             "tco_verdict_spot",
-            n=r.num_gpus,
-            gpu=r.gpu,
+            n=rent_n,
+            gpu=rent_gpu,
             hours=r.busy_hours_per_month,
             spot=money(spot.price_per_gpu_hour, r.currency),
             spot_monthly=money(spot.monthly, r.currency),
@@ -43,29 +56,31 @@ def verdict(
     if not hours_stated and be is not None and be <= 730:
         w.say(
             "tco_verdict_occasional" if occasional else "tco_verdict_threshold",
-            n=r.num_gpus,
-            gpu=r.gpu,
+            n=rent_n if occasional else r.num_gpus,
+            gpu=rent_gpu if occasional else r.gpu,
             hours=be,
             per_day=od.break_even_hours_per_day,
             rate=money(od.price_per_gpu_hour, r.currency),
             upfront=money(r.upfront, r.currency),
-            where=where if od.providers else "",
+            where=where,
         )
         return
     key = "tco_verdict_buy" if r.buy_total < od.total else "tco_verdict_rent"
+    rents = key == "tco_verdict_rent"
     w.say(
         key,
-        n=r.num_gpus,
-        gpu=r.gpu,
+        n=rent_n if rents else r.num_gpus,
+        gpu=rent_gpu if rents else r.gpu,
         hours=r.busy_hours_per_month,
         months=r.horizon_months,
         rent_monthly=money(od.monthly, r.currency),
         rent_total=money(od.total, r.currency),
         buy_total=money(r.buy_total, r.currency),
+        buy_monthly=money(r.buy_monthly_equivalent, r.currency),  # each way a month: what the user budgets in
         upfront=money(r.upfront, r.currency),
         be=be_text,
         rate=money(od.price_per_gpu_hour, r.currency),
-        where=where if od.providers else "",
+        where=where,
     )
 
 
@@ -155,9 +170,14 @@ class Cost(Capability):
         if is_job_question(ctx):
             plan_job(ctx, self.intent, names)  # "$0.0525/minute: what will this fine-tune cost?"
             return
+        rented = parsed.rented_gpu if parsed.rented_gpu in names and len(names) == 2 else None
         for gid in names:
+            if gid == rented:
+                continue  # "a DGX Spark or rent an H100": one comparison, the bought card against the rented one
             count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
-            args = self._args(ctx, gid, count, len(names))
+            args = self._args(ctx, gid, count, len(names) - bool(rented))
+            if rented:
+                args |= {"rent_gpu": rented, "rent_num_gpus": parsed.gpu_counts.get(rented) or 1}
             if "gpu_price" not in args and not has_purchase_price(gid, s.currency):
                 # say what to give instead of showing the tool's error
                 ctx.notes.append(note("tco_needs_price", gpu=resolve_gpu(gid)[0].name))
@@ -186,6 +206,12 @@ class Cost(Capability):
     def active(self, turn: Turn) -> bool:
         # Nothing computed (no price to compare, or handed to recommend): the answer does not lead with cost.
         return turn.owns_any(self.intent)
+
+    def phase(self, turn: Turn) -> int:
+        """First when buying or renting was asked first ("buy a 4090 or rent one, for LoRA on 7B?"): the verdict
+        at the user's hours leads, whether the job fits the card follows."""
+        first = turn.plan.intents[:1] == [self.intent] and turn.parsed.buy_or_rent == "compare"
+        return -2 if first else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
         job_lines(w, turn, self.intent)

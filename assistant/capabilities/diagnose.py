@@ -71,6 +71,8 @@ def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
         args["flags"] = list(dict.fromkeys(flags))
     args["symptom"] = q.symptom or ("memory_high" if q.measured_memory_gib else "slow")
     _measured_args(args, q)
+    _run_time_args(args, s, q)
+    _mixed_args(args, q)
     _log_args(args, q)
     for arg, value in (("ram_gib", s.ram_gib), ("memory", s.ram_type), ("machine", s.machine)):
         if value:
@@ -131,6 +133,36 @@ def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
     for arg in ("measured_seconds_per_step", "target_tokens_per_s", "measured_memory_gib"):
         if getattr(q, arg) is not None:
             args[arg] = getattr(q, arg)
+
+
+def _run_time_args(args: dict[str, Any], s: Scenario, q: ParsedQuery) -> None:
+    """A training run's stated time ("88 hours, is this normal?") and the data it covers: the tool sets the hours
+    against what the data takes at the ceiling."""
+    if args.get("mode") != "training" or q.measured_hours is None:
+        return
+    args["measured_hours"] = q.measured_hours
+    data = dict(epochs=s.epochs, train_tokens=s.dataset_tokens, dataset_samples=s.dataset_samples)
+    if s.dataset_samples and not s.dataset_tokens:
+        data["sample_tokens"] = s.sample_tokens
+    args |= {k: v for k, v in data.items() if v}
+
+
+def _mixed_args(args: dict[str, Any], q: ParsedQuery) -> None:
+    """Two different cards of one machine ("I have a 3090 and a 2060"): the job is the bigger card's, the slower one
+    is what a split adds, and a second speed measured is the split's, not the other card's alone."""
+    from assistant.capabilities.fit import mixed_cards
+
+    cards = mixed_cards(q)
+    if not cards or args.get("mode") == "training":
+        return
+    big, slow = cards[-1], min(cards, key=lambda g: g.bandwidth_gbs)
+    if big.id == slow.id:
+        return
+    args |= {"gpu": big.id, "num_gpus": q.gpu_counts.get(big.id, 1), "other_gpu": slow.id, "other_num_gpus": 1}
+    args.pop("other_measured_tokens_per_s", None)
+    if q.measured_speeds:
+        args["measured_tokens_per_s"] = _speeds_by_card(q).get(big.id, q.measured_speeds[0])
+    args["flags"] = [*args.get("flags", []), "mixed_cards"]
 
 
 def _speeds_by_card(q: ParsedQuery) -> dict[str, float]:
@@ -200,6 +232,33 @@ def _two_cards(w: Writer, r: DiagnoseResult) -> bool:
         w.say("diag_lead_two_cards_inverted", fast=fast, slow=slow, ratio=ratio, **cards)
     else:
         w.say("diag_lead_two_cards", mratio=r.measured_ratio or 1, ratio=ratio, **cards)
+    return True
+
+
+_SAME_RATIO = 1.3  # measured within 30% of the bandwidth ratio: the hardware explains the gap
+
+
+def _two_cards_plain(w: Writer, r: DiagnoseResult) -> bool:
+    """Two cards measured on the same job with no model to compute ceilings for ("A100 40 tokens/s, 4090 and L40
+    over 50"): their memory bandwidth alone says which should decode faster, and by how much."""
+    m_a, m_b, gbs_a, gbs_b = (
+        r.measured_tokens_per_s,
+        r.other_measured_tokens_per_s,
+        r.gpu_bandwidth_gbs,
+        r.other_bandwidth_gbs,
+    )
+    if not (m_a and m_b and gbs_a and gbs_b and r.other_gpu and r.gpu and r.measured_ratio) or r.mode == "training":
+        return False
+    cards = dict(a_gpu=r.gpu, a_measured=_num(m_a), a_gbs=gbs_a, b_gpu=r.other_gpu, b_measured=_num(m_b), b_gbs=gbs_b)
+    faster_other = gbs_b >= gbs_a
+    fast, slow = (r.other_gpu, r.gpu) if faster_other else (r.gpu, r.other_gpu)
+    ratio = max(gbs_a, gbs_b) / min(gbs_a, gbs_b)
+    if (m_b > m_a) != faster_other and ratio > _SAME_RATIO:
+        w.say("diag_lead_two_cards_inverted_plain", fast=fast, slow=slow, **cards)
+    elif r.measured_ratio > ratio * _SAME_RATIO:
+        w.say("diag_lead_two_cards_plain", mratio=r.measured_ratio, **cards)
+    else:
+        w.say("diag_lead_two_cards_match_plain", mratio=r.measured_ratio, **cards)
     return True
 
 
@@ -276,14 +335,44 @@ def _verdict_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
         w.say("diag_lead_multi_gpu", n=r.num_gpus, gpu=r.gpu, scaling=r.scaling, ceiling=ceiling, single=single)
         return set()
     if r.verdict == "no_ceiling" or r.ceiling_tokens_per_s is None:
-        return None
+        return set() if _two_cards_plain(w, r) else None
     if not _two_cards(w, r):
         _speed_verdict(w, r)
+        if r.ceiling_source == "offload" and r.verdict in ("at_ceiling", "not_measured"):
+            return {"partial_offload"}  # the lead already says it does not fit and runs partly from RAM
     return set()
+
+
+def _tokens(x: float) -> str:
+    """A training token count as people say it: 41M, 1.2B."""
+    return f"{x / 1e9:.2g}B" if x >= 1e9 else f"{x / 1e6:.3g}M"
+
+
+def _hours_verdict(w: Writer, r: DiagnoseResult) -> bool:
+    """A training run's stated hours: against the hours its data takes at the ceiling, or, with no data size, the
+    tokens an epoch those hours cover, for the user to hold against their dataset."""
+    if r.mode != "training" or not r.measured_hours:
+        return False
+    reason, hours = _reason(w, r), _num(r.measured_hours)
+    if r.implied_tokens:
+        if r.epochs and r.hours_per_epoch and r.implied_tokens_per_epoch:
+            per_epoch = dict(per_epoch=_tokens(r.implied_tokens_per_epoch), per_epoch_h=r.hours_per_epoch)
+            w.say("diag_lead_hours_epochs", hours=hours, epochs=r.epochs, reason=reason, **per_epoch)
+        else:
+            w.say("diag_lead_hours_total", hours=hours, reason=reason, tokens=_tokens(r.implied_tokens))
+        return True
+    if not (r.hours_at_ceiling and r.tokens_to_train and r.gap):
+        return False
+    numbers = dict(hours=hours, computed=_num(r.hours_at_ceiling), tokens=_tokens(r.tokens_to_train), reason=reason)
+    key = {"far_below": "diag_lead_hours_far", "below": "diag_lead_hours_below"}.get(r.verdict, "diag_lead_hours_ok")
+    w.say(key, gap=r.gap, **numbers)
+    return True
 
 
 def _speed_verdict(w: Writer, r: DiagnoseResult) -> None:
     """The measured speed against the ceiling (or the ceiling alone, with whether it fits)."""
+    if _hours_verdict(w, r):
+        return
     measured = _num(r.measured_tokens_per_s or 0)
     target = ""
     if r.target_tokens_per_s:
@@ -292,6 +381,8 @@ def _speed_verdict(w: Writer, r: DiagnoseResult) -> None:
     if r.verdict == "above" and r.gap and r.gap < _IMPLAUSIBLE:
         key = "diag_lead_above_reading" + ("" if r.mode == "training" else "_inference")
         w.say(key, measured=measured, times=1 / r.gap, reason=_reason(w, r))
+    elif r.verdict == "at_ceiling" and r.ceiling_source == "offload":
+        w.say("diag_lead_offload_at_ceiling", measured=measured, target=target, reason=_reason(w, r))
     elif r.verdict in ("at_ceiling", "above"):
         w.say("diag_lead_at_ceiling", measured=measured, target=target, reason=_reason(w, r))
     elif r.verdict == "far_below":
@@ -319,7 +410,9 @@ def _lead_vllm(w: Writer, r: DiagnoseResult) -> None:
         w.say("diag_lead_vllm_expected_plain", util=params["util"])
 
 
-def diagnose_lines(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> None:
+def diagnose_lines(
+    w: Writer, r: DiagnoseResult, memory: VramResult | None = None, others: list[VramResult] | None = None
+) -> None:
     """Verdict, causes with their fixes, the memory as loaded (for a memory problem), the comparison on one card,
     sources, assumptions."""
     _lead(w, r)
@@ -332,7 +425,9 @@ def diagnose_lines(w: Writer, r: DiagnoseResult, memory: VramResult | None = Non
     elif r.verdict not in ("at_ceiling", "above"):  # at the ceiling there is no gap to explain
         training = r.mode == "training"
         key = "diag_no_cause_training" if training else "diag_no_cause"
-        w.say(key if r.measured_tokens_per_s else "diag_no_cause_unmeasured")
+        if training and r.implied_tokens:
+            key = "diag_no_cause_training_hours"  # no data size: no gap known, what would make one
+        w.say(key if r.measured_tokens_per_s or r.implied_tokens else "diag_no_cause_unmeasured")
     if memory is not None and r.symptom in ("oom", "memory_high"):
         memory_lines(w, memory, detail=False, lead=False)  # where the memory goes: weights, KV cache, overhead
     if r.single_gpu_tokens_per_s and r.num_gpus > 1 and r.gpu and r.symptom != "multi_gpu_slower":
@@ -340,6 +435,8 @@ def diagnose_lines(w: Writer, r: DiagnoseResult, memory: VramResult | None = Non
     if r.other_gpu and r.other_ceiling_tokens_per_s and not r.other_measured_tokens_per_s:
         other = dict(n=r.other_num_gpus or 1, gpu=r.other_gpu, ceiling=_num(r.other_ceiling_tokens_per_s))
         w.say("diag_other_card", **other)
+    for m in others or []:
+        _other_model_line(w, m)
     seen: list[str] = []
     for cause in r.causes:
         seen += [w.t("diag_source_line", url=s.url, date=s.date) for s in cause.sources[:2] if s.url.startswith("http")]
@@ -348,6 +445,40 @@ def diagnose_lines(w: Writer, r: DiagnoseResult, memory: VramResult | None = Non
         w.add(w.t("diag_sources_head") + "\n" + "\n".join(f"- {line}" for line in sources))
     w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=4)
     w.bullets("warnings_head", render_all(r.warnings, w.lang))
+
+
+_OTHER_MODELS = 2
+
+
+def other_models_args(args: dict[str, Any], q: ParsedQuery) -> list[dict[str, Any]]:
+    """Other models the message names beside the one diagnosed ("I also tried Llama2 70B on my other PC's 4060 Ti"):
+    each one's memory, on the other card named when there is exactly one, else on the same hardware."""
+    model, gpu = args.get("model"), args.get("gpu")
+    if not model or not gpu or args.get("mode") == "training":
+        return []
+    others = [g for g in q.gpu_mentions if g != gpu]
+    card = others[0] if len(others) == 1 else gpu
+    n = q.gpu_counts.get(card, 1) if card != gpu else args.get("num_gpus", 1)
+    precision = args.get("precision")
+    out = []
+    for other in [m for m in q.models_mentioned if m != model][:_OTHER_MODELS]:
+        call = dict(model=other, context_tokens=args.get("context_tokens") or 4096, gpu=card, num_gpus=n)
+        out.append(call | ({"precision": precision} if precision else {}))
+    return out
+
+
+def _other_model_line(w: Writer, m: VramResult) -> None:
+    """One line for another model named: what it needs against the card it was named with."""
+    if m.fit is None:
+        return
+    fit = dict(need=m.per_gpu_gib, usable=m.fit.usable_gib_per_gpu, n=m.fit.num_gpus, gpu=m.fit.gpu)
+    precision = w.label("format", m.precision)
+    w.say(
+        "diag_other_model_fits" if m.fit.fits else "diag_other_model_not_fits",
+        model=m.model,
+        precision=precision,
+        **fit,
+    )
 
 
 class Diagnose(Capability):
@@ -374,6 +505,8 @@ class Diagnose(Capability):
             ctx.need("need_diagnose_details")
             return
         ctx.add(self.intent, ToolName.DIAGNOSE, **args)
+        for other in other_models_args(args, ctx.parsed):
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **other)
         ctx.second_round.append(self.intent)  # the calculations it rests on, as calls of their own
 
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
@@ -389,7 +522,8 @@ class Diagnose(Capability):
     def render(self, w: Writer, turn: Turn) -> None:
         memory = turn.own(self.intent, VramResult)
         for r in turn.own(self.intent, DiagnoseResult):
-            diagnose_lines(w, r, memory[0] if memory else None)
+            own = [m for m in memory if m.model == r.model]
+            diagnose_lines(w, r, own[0] if own else None, [m for m in memory if m.model != r.model])
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, DiagnoseResult):

@@ -43,6 +43,31 @@ def fit_lines(w: Writer, r: FitResult, asked: str | None = None) -> None:
     w.bullets("warnings_head", render_all(r.warnings, w.lang), limit=3)
 
 
+def _options_lead(w: Writer, turn: Turn, first: VramResult | None) -> None:
+    """ "3090或4090 单卡可以推理 13B 4-bit 吗", "2x 3090 or one 4090 for 70B?": yes or no for each option, in one
+    sentence, before the first option's detail (an option that does not fit says how many of its cards would).
+    `first`: the one model and job asked (None when there are several: parts_summary leads then)."""
+    if first is None:
+        return
+    options: dict[tuple[str, int], VramResult] = {}
+    for r in [first, *turn.own("fit_option", VramResult)]:
+        if r.fit is not None and r.model == first.model and r.mode == first.mode:
+            options.setdefault((r.fit.gpu_id, r.fit.num_gpus), r)
+    if len(options) < 2:
+        return
+    items = []
+    for r in options.values():
+        f = r.fit
+        assert f is not None
+        fields = {"n": f.num_gpus, "gpu": f.gpu, "need": f.per_gpu_gib, "usable": f.usable_gib_per_gpu}
+        if f.fits:
+            items.append(w.t("option_fits", **fields))
+        else:
+            more = w.t("option_needs_more", needed=f.gpus_needed) if f.gpus_needed else ""
+            items.append(w.t("option_not_fits", **fields, more=more))
+    w.say("options_summary", model=first.model, items=("；" if w.lang == "zh" else "; ").join(items))
+
+
 def _personal(s: Scenario) -> bool:
     """One person's local use: one or two desk-side cards, no precision chosen, one or two conversations (eight
     cards are a server: they run the model as published)."""
@@ -58,7 +83,9 @@ def _personal(s: Scenario) -> bool:
         gpu, _ = resolve_gpu(s.gpu or "")
     except AdvisorError:
         return False
-    return gpu.segment in ("consumer", "workstation", "apple")
+    # an old data-center card (no BF16: P40, M40, P100, V100) is bought used for one person's desk, and runs GGUF
+    old_datacenter = gpu.segment == "datacenter" and not gpu.bf16_tflops
+    return gpu.segment in ("consumer", "workstation", "apple") or old_datacenter
 
 
 def _shorter_context(turn: Turn, first: VramResult) -> tuple[int, VramResult] | None:
@@ -89,6 +116,24 @@ def _native(model: str) -> str | None:
         return None
 
 
+def _concurrency_lead(w: Writer, turn: Turn) -> None:
+    """ "How many users can one A100 serve with Llama-2-13B?": the number of conversations whose KV cache fits
+    beside the weights leads, with what makes them run together (a batching server, not a one-request script)."""
+    r = next((f for f in turn.own("fit", FitResult) if f.best_precision and f.max_concurrent_sequences), None)
+    if r is None or r.memory_at_answer is None:
+        return
+    w.say(
+        "fit_concurrency_lead",
+        max_seq=r.max_concurrent_sequences,
+        model=r.model,
+        precision=r.best_precision,
+        n=r.num_gpus,
+        gpu=r.gpu,
+        context=r.memory_at_answer.context_tokens,
+        usable=r.usable_gib_per_gpu,
+    )
+
+
 def _published_line(w: Writer, turn: Turn, sized: list[VramResult]) -> None:
     """ "2080Ti 能跑 Baichuan-13B 吗" asks about the model as published: when a quantized format answered it because
     the published 16-bit weights do not fit the card, say so with their size."""
@@ -109,7 +154,7 @@ def _published_line(w: Writer, turn: Turn, sized: list[VramResult]) -> None:
             return
 
 
-def _mixed(q: ParsedQuery) -> list[GpuSpec]:
+def mixed_cards(q: ParsedQuery) -> list[GpuSpec]:
     """The different cards of one machine ("1张RTX5000ADA 32G+1张V100 32G"), smallest memory first; [] otherwise."""
     from tools.catalog import catalog
 
@@ -120,21 +165,51 @@ def _mixed(q: ParsedQuery) -> list[GpuSpec]:
 
 
 def _pool(ctx: PlanContext) -> None:
-    """Cards of different models in one machine are sized as one pool: all of them, each as small as the smallest
-    (a layer split puts about the same share on each), so the scenario holds the smallest card and the total count."""
-    cards = _mixed(ctx.parsed)
-    if cards and ctx.scenario.gpu == ctx.parsed.gpu:
-        ctx.scenario.gpu = cards[0].id
-        ctx.scenario.num_gpus = sum(ctx.parsed.gpu_counts.get(g.id, 1) for g in cards)
+    """Cards of different models in one machine: when the biggest alone holds the job, it runs there alone (a split
+    would only add the slower card to every token); otherwise they are sized as one pool: all of them, each as small
+    as the smallest (a layer split puts about the same share on each), so the scenario holds the smallest card and
+    the total count."""
+    cards = mixed_cards(ctx.parsed)
+    if not cards or ctx.scenario.gpu != ctx.parsed.gpu:
+        return
+    big = cards[-1]
+    alone = ctx.scenario.model_copy(update={"gpu": big.id, "num_gpus": ctx.parsed.gpu_counts.get(big.id, 1)})
+    if _fits(alone):
+        ctx.scenario.gpu, ctx.scenario.num_gpus = alone.gpu, alone.num_gpus
+        return
+    ctx.scenario.gpu = cards[0].id
+    ctx.scenario.num_gpus = sum(ctx.parsed.gpu_counts.get(g.id, 1) for g in cards)
+
+
+def _fits(s: Scenario) -> bool:
+    """Whether the job, sized as plan_fit sizes it (one person's 4-bit GGUF, else as asked), fits the scenario's
+    cards: the planner's one look at a number, to choose which cards the answer is about."""
+    from tools.errors import AdvisorError
+    from tools.vram import VramRequest, estimate_vram
+
+    if _personal(s):
+        context = s.context_tokens or capped_context(s, advice.default_context("inference", personal=True))
+        s = s.model_copy(update={"precision": _personal_format(s), "context_tokens": context})
+    try:
+        fit = estimate_vram(VramRequest(**vram_args(s))).fit
+    except (AdvisorError, ValueError):
+        return False
+    return fit is not None and fit.fits
 
 
 def _mixed_line(w: Writer, turn: Turn) -> None:
-    """Two different cards: no tensor parallel across them; the layers split, and the slower card sets the pace."""
-    cards = _mixed(turn.parsed)
-    if cards:
-        slow = min(cards, key=lambda g: g.bandwidth_gbs)
-        names = ("、" if w.lang == "zh" else ", ").join(g.name for g in cards)
-        w.say("mixed_cards", n=len(cards), cards=names, slow=slow.name, gbs=slow.bandwidth_gbs)
+    """Two different cards: the bigger alone when it holds the model (pinned to it); otherwise no tensor parallel
+    across them, the layers split, and the slower card sets the pace."""
+    cards = mixed_cards(turn.parsed)
+    if not cards:
+        return
+    slow = min(cards, key=lambda g: g.bandwidth_gbs)
+    names = ("、" if w.lang == "zh" else ", ").join(g.name for g in cards)
+    big = cards[-1]
+    if turn.plan.scenario.gpu == big.id and big.id != slow.id:
+        w.say("mixed_cards_one_enough", big=big.name, big_gbs=big.bandwidth_gbs, slow=slow.name, gbs=slow.bandwidth_gbs)
+        return
+    w.say("mixed_cards", n=len(cards), cards=names, slow=slow.name, gbs=slow.bandwidth_gbs)
 
 
 def other_hardware(ctx: PlanContext) -> list[Scenario]:
@@ -155,7 +230,8 @@ def plan_fit(ctx: PlanContext, s: Scenario, owner: str) -> None:
         return
     ref = {k: w[k] for k in ("model", "params_b") if k in w}
     precision = {"precision": s.precision} if s.precision else {}
-    personal = _personal(s)
+    # "how many users can it serve at once" is not one person's chat: sized as a batching server runs it
+    personal = _personal(s) and not ctx.parsed.asks_concurrency
     if personal:
         _personal_defaults(ctx, s, owner)
     else:  # the job as asked (the format named, else as published) on these cards: the verdict comes first
@@ -249,13 +325,18 @@ class Fit(Capability):
         ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
         _pool(ctx)
         plan_fit(ctx, s, self.intent)
+        if cards := mixed_cards(ctx.parsed):  # the bandwidths the mixed-cards line quotes
+            ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [g.id for g in cards]))
         for option in other_hardware(ctx):  # "8 张 4090 或者 6 张 V100 能运行吗": each option answered
             plan_fit(ctx, option, "fit_option")
 
     def render(self, w: Writer, turn: Turn) -> None:
+        if turn.parsed.asks_concurrency:
+            _concurrency_lead(w, turn)
         sized = turn.own(self.intent, VramResult)
         # "能跑 14b 的微调吗？能跑 72b 的微调吗？", "微调与推理": each model and job, in one lead paragraph
         parts = {(r.model, r.mode): [r] for r in reversed(sized)}
+        _options_lead(w, turn, sized[0] if len(parts) == 1 else None)
         if len(parts) > 1:
             from assistant.capabilities.card_needed import parts_summary
 

@@ -54,10 +54,13 @@ def memory_lines(
         w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
-def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None, stated: bool = False) -> None:
+def verdict(
+    w: Writer, r: VramResult, capacity_gib: float | None = None, stated: bool = False, owned: bool = False
+) -> None:
     """Fits / does not fit on the named GPU (and how many it needs), or on a card size the user named. `stated`:
     the user named how many cards (or owns them): a job that does not fit is answered on those cards, never
-    with "it needs N" — the ways that make it fit follow (cheaper.py)."""
+    with "it needs N" — the ways that make it fit follow (cheaper.py). `owned`: the cards are the user's own ("我只有
+    一张 3090"): not even a training job's ZeRO-3 count, which would be a rig to buy, unless they asked how many."""
     fit = r.fit
     if fit is not None:
         shared: dict[str, Any] = dict(
@@ -78,7 +81,8 @@ def verdict(w: Writer, r: VramResult, capacity_gib: float | None = None, stated:
             _fewer(w, fit, training=r.mode != "inference")
         elif stated:
             w.say("not_fits_here", n=fit.num_gpus, need=r.per_gpu_gib, **_job(w, r), **shared)
-            if r.mode != "inference" and fit.gpus_needed and fit.gpus_needed > fit.num_gpus:
+            sharded = r.zero_stage not in (1, 2)  # under ZeRO-1/2 the user named, the count is not ZeRO-3's
+            if r.mode != "inference" and sharded and not owned and fit.gpus_needed and fit.gpus_needed > fit.num_gpus:
                 # "需要怎样的配置才能全量微调": how many of these cards the job as asked takes (ZeRO-3 over them)
                 machines = w.t("needs_machines") if fit.gpus_needed > 8 else ""  # more than one server holds
                 w.say(
@@ -132,6 +136,28 @@ def _capacity_way(ctx: PlanContext) -> None:
     way = capacity_way(ctx.scenario, capacity) if capacity else None
     if way is not None:
         ctx.add("cheaper_way", ToolName.ESTIMATE_VRAM, **vram_args(way))
+    s = ctx.scenario
+    below_4bit = way is None or resolve_precision(way.precision or "bf16").bits < 4
+    if capacity and s.ram_gib and (s.mode or "inference") == "inference" and below_4bit:
+        # "12G显存 64G内存能跑 32B 吗": the 4-bit file split between that card and the RAM they stated (llama.cpp)
+        # before a 3- or 2-bit file that squeezes onto the card alone
+        from assistant.capabilities.workload import offload_args
+
+        ctx.add("cheaper_way", ToolName.ESTIMATE_OFFLOAD, **offload_args(s), vram_gib=capacity)
+
+
+def _offload_lead(w: Writer, turn: Turn) -> bool:
+    """A card named by its size plus RAM, and the model too big for the card at 4 bits: the split between them
+    (llama.cpp) leads, with its speed, or says the RAM is short too."""
+    from assistant.capabilities.offload import offload_lines
+    from tools.offload import OffloadResult
+
+    for i, o in turn.own_indexed("cheaper_way", OffloadResult):
+        if i not in turn.shown and o.strategy != "gpu_only":
+            turn.shown.add(i)
+            offload_lines(w, o)
+            return True
+    return False
 
 
 def capacity_lead(w: Writer, turn: Turn) -> None:
@@ -139,6 +165,8 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
     from assistant.capabilities.cheaper import capacity_fits
 
     capacity = turn.parsed.stated_capacity_gib
+    if capacity and _offload_lead(w, turn):
+        return
     for i, r in turn.own_indexed("cheaper_way", VramResult):
         if capacity and r.fit is None and i not in turn.shown and capacity_fits(r, capacity):
             turn.shown.add(i)
@@ -180,8 +208,9 @@ def hardware_lines(
     # "can I FULL fine-tune it on my cards?": a method the user named that does not fit is answered no first,
     # then the method that does ("yes with QLoRA" leads only when the message named no method or the same one)
     insisted = way is not None and turn.parsed.mode == first.mode != way[1].mode
+    owned = turn.parsed.owns_hardware and not turn.parsed.asks_gpu_count
     if insisted:
-        verdict(w, first, stated=True)
+        verdict(w, first, stated=True, owned=owned)
     if way is not None:
         i, r = way
         turn.shown.add(i)
@@ -210,7 +239,7 @@ def hardware_lines(
 
     for k, r in enumerate(results):
         if not (insisted and k == 0):
-            verdict(w, r, stated=True)
+            verdict(w, r, stated=True, owned=owned)
         if k == 0 and not led and after_lead is not None:
             after_lead()
         if k == 0 and way is None:
@@ -247,14 +276,35 @@ def fitting_way(turn: Turn, first: VramResult) -> tuple[int, VramResult] | None:
 
 
 def way_label(w: Writer, asked: VramResult, way: VramResult) -> str:
-    """What changed between the job as asked and the way that fits: the method, the format or the context."""
+    """What changed between the job as asked and the way that fits: the method, the format or the context, and a
+    micro-batch cut to 1 (gradient accumulation keeps the effective batch)."""
+    smaller_batch = asked.mode != "inference" and way.batch < asked.batch
+    same_otherwise = (way.mode, way.zero_stage, way.precision, way.context_tokens, _fused(way)) == (
+        asked.mode,
+        asked.zero_stage,
+        asked.precision,
+        asked.context_tokens,
+        _fused(asked),
+    )
+    if smaller_batch and same_otherwise:
+        return w.t("way_micro_batch", steps=asked.batch)
+    label = _way_change(w, asked, way)
+    return label + w.t("way_also_micro_batch", steps=asked.batch) if smaller_batch else label
+
+
+def _way_change(w: Writer, asked: VramResult, way: VramResult) -> str:
+    if way.mode == asked.mode == "full" and way.cpu_offload_gib and not asked.cpu_offload_gib and asked.zero_stage == 3:
+        return w.t("way_offload", ram=way.cpu_offload_gib)
     if way.mode == asked.mode != "inference" and way.zero_stage == 3 and asked.zero_stage < 3 and asked.dp > 1:
+        if way.cpu_offload_gib and not asked.cpu_offload_gib:
+            return w.t("way_zero3_offload", stage=asked.zero_stage, precision=asked.precision, ram=way.cpu_offload_gib)
         return w.t("way_zero3", stage=asked.zero_stage, precision=asked.precision)
-    if way.trainable_params_b < 0.5 * asked.trainable_params_b and way.mode == "qlora" and asked.mode != "inference":
+    fewer = way.trainable_params_b < 0.5 * asked.trainable_params_b  # from full fine-tuning every method has fewer
+    if fewer and way.mode == "qlora" and asked.mode in ("lora", "qlora"):
         return w.t("way_attention_adapters")  # an MoE with adapters on attention only, not every expert
     if way.mode != asked.mode and not (way.mode == "qlora" and _fused(way)):
         return w.t("way_method", method=w.label("method", way.mode), precision=way.precision)
-    if way.precision != asked.precision:
+    if way.precision != asked.precision and not (way.mode == "qlora" and _fused(way)):  # fused QLoRA: said below
         if way.mode == "inference" and way.context_tokens < asked.context_tokens:
             return w.t("way_precision_context", precision=way.precision, context=way.context_tokens)
         return w.t("way_precision", precision=way.precision)

@@ -13,13 +13,12 @@ without a card. The formats are examples the user did not choose: they never cha
 from __future__ import annotations
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.big_model import too_big_for_cards
 from assistant.capabilities.card_needed import card_for
 from assistant.capabilities.workload import vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.advice import policy
-from tools.errors import AdvisorError
-from tools.models import resolve_model
 from tools.vram import VramResult
 
 _ANSWERED_ELSEWHERE = {"fit", "recommend", "diagnose", "capacity", "speed", "cost", "offload", "ram"}
@@ -32,13 +31,8 @@ def plan_formats(ctx: PlanContext) -> None:
         return
     if len(parsed.models_mentioned) > 1 or _ANSWERED_ELSEWHERE & set(ctx.intents) or parsed.asks_minimum:
         return
-    if s.model:
-        try:
-            arch = resolve_model(s.model)[0]
-        except AdvisorError:
-            return
-        if arch.params / 1e9 >= policy()["big_model"]["min_params_b"]:
-            return  # servers and RAM offload answer it (big_model.py)
+    if too_big_for_cards(s.model):
+        return  # servers and RAM offload answer it (big_model.py)
     rules = policy()["card_count"]
     for precision in (rules["eight_bit"], rules["four_bit"]):
         at = s.model_copy(update={"precision": precision})

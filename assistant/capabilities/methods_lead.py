@@ -25,6 +25,7 @@ from tools.vram import VramResult
 _TRAINING = ("full", "lora", "qlora")
 _SIZING = ("memory", "fit", "speed")
 _ROW_OWNERS = (*_SIZING, "training", "card_needed")
+_UNSLOTH_SEQUENCE = 1024  # the shortest sequence cheaper.py tries too
 _NOT_HERE = {"compare", "recommend", "diagnose"}  # they weigh the methods themselves, or explain a failure
 
 
@@ -34,8 +35,31 @@ def plan_full_offload(ctx: PlanContext, methods: list[str]) -> None:
     s = ctx.scenario
     if not s.gpu or s.cpu_offload or "full" not in (s.mode, *methods) or _NOT_HERE & set(ctx.intents):
         return
+    if _unified_memory(s.gpu):
+        return  # a Mac, DGX Spark or Strix Halo: system RAM is the same memory, there is nowhere to offload to
     job = s.model_copy(update={"mode": "full", "precision": None, "cpu_offload": "optimizer"})
     ctx.add(MethodsLead.intent, ToolName.ESTIMATE_VRAM, **vram_args(job))
+
+
+def plan_unsloth_qlora(ctx: PlanContext, methods: list[str]) -> None:
+    """QLoRA the Unsloth way (fused cross-entropy, 8-bit AdamW) on the user's cards or card size: when no method
+    fits as configured by default, this is the one that often just does ("12G 够吗" for a 9B), and the lead says so."""
+    s = ctx.scenario
+    sized_on = s.gpu or (ctx.parsed.stated_capacity_gib and not s.gpu)
+    if not sized_on or s.fused_loss or "qlora" not in (s.mode, *methods) or _NOT_HERE & set(ctx.intents):
+        return
+    job = s.model_copy(update={"mode": "qlora", "precision": None, "fused_loss": True, "optimizer": "adamw8bit"})
+    ctx.add(MethodsLead.intent, ToolName.ESTIMATE_VRAM, **vram_args(job))
+    if s.context_tokens is None:  # a sequence the user stated is theirs; the default one may be shortened too
+        short = job.model_copy(update={"context_tokens": _UNSLOTH_SEQUENCE})
+        ctx.add(MethodsLead.intent, ToolName.ESTIMATE_VRAM, **vram_args(short))
+
+
+def _unified_memory(gpu: str) -> bool:
+    from tools.catalog import catalog
+
+    spec = catalog().get(gpu)
+    return spec is not None and spec.gpu_memory_share is not None  # the GPU's share of one shared memory
 
 
 def _main(turn: Turn) -> VramResult | None:
@@ -58,7 +82,9 @@ def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
     unspecified = q.fine_tune_unspecified and not q.mode
     capacity = q.stated_capacity_gib if not s.gpu else None
     main = _main(turn)
-    if main is None or not (unspecified or capacity) or "inference" in q.jobs:
+    # "能跑 13b 的微调吗？能跑 72b 的微调吗？": several models sized, each one's verdict leads (parts_summary)
+    models = {r.model for i, r in turn.results(VramResult) if turn.outcomes[i].call.owner in _SIZING}
+    if main is None or not (unspecified or capacity) or "inference" in q.jobs or len(models) > 1:
         return []  # "推理和微调各要多少": every job's verdict leads (card_needed.parts_summary), not the methods
     found: dict[str, tuple[int, VramResult]] = {}
     for i, r in turn.results(VramResult):
@@ -80,7 +106,19 @@ def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
 
 def _offload(turn: Turn) -> VramResult | None:
     """The full fine-tune with ZeRO-Offload on the user's cards, when it fits them."""
-    return next((r for r in turn.own(MethodsLead.intent, VramResult) if r.fit is not None and r.fit.fits), None)
+    own = turn.own(MethodsLead.intent, VramResult)
+    return next((r for r in own if r.cpu_offload_gib and r.fit is not None and r.fit.fits), None)
+
+
+def _unsloth(turn: Turn, capacity: float | None) -> VramResult | None:
+    """QLoRA with a fused loss and 8-bit AdamW, when it fits the user's cards (or the card size they named): at the
+    sequence asked if it fits there, else at the shorter one."""
+    for r in turn.own(MethodsLead.intent, VramResult):
+        if r.mode != "qlora" or r.cpu_offload_gib:
+            continue
+        if (r.fit is not None and r.fit.fits) or (capacity and fits_capacity(r.per_gpu_gib, capacity, _headroom(r))):
+            return r
+    return None
 
 
 class MethodsLead(Capability):
@@ -114,7 +152,7 @@ class MethodsLead(Capability):
             fits = [r.mode for _, r in rows if r.fit is not None and r.fit.fits]
             w.say(
                 "methods_lead_cards",
-                verdict=_verdict(w, fits),
+                verdict=_verdict(w, fits, None if fits else _unsloth(turn, None)),
                 hw=hw,
                 usable=fit.usable_gib_per_gpu,
                 items=sep.join(items),
@@ -124,11 +162,12 @@ class MethodsLead(Capability):
             headroom = headroom_for(engine_for(None, "full"))
             ok = [fits_capacity(r.per_gpu_gib, capacity, _headroom(r)) for _, r in rows]
             items = [_on_capacity(w, r, fits) for (_, r), fits in zip(rows, ok, strict=True)]
+            fitting = [r.mode for (_, r), fits in zip(rows, ok, strict=True) if fits]
             w.say(
                 "methods_lead_capacity",
-                verdict=_verdict(w, [r.mode for (_, r), fits in zip(rows, ok, strict=True) if fits]),
+                verdict=_verdict(w, fitting, None if fitting else _unsloth(turn, capacity)),
                 vram=capacity,
-                usable=capacity * (1 - headroom),
+                headroom=headroom,  # a percentage, not a GiB figure no tool computed
                 items=sep.join(items),
             )
         else:
@@ -155,9 +194,12 @@ def _on_cards(w: Writer, turn: Turn, r: VramResult) -> str:
     return text
 
 
-def _verdict(w: Writer, fitting: list[str]) -> str:
-    """Yes with the methods that fit (lightest last, as the lead lists them), or no."""
+def _verdict(w: Writer, fitting: list[str], unsloth: VramResult | None = None) -> str:
+    """Yes with the methods that fit (lightest last, as the lead lists them), only just (QLoRA the Unsloth way), or
+    no."""
     if not fitting:
+        if unsloth is not None:
+            return w.t("methods_lead_tight", need=unsloth.per_gpu_gib, context=unsloth.context_tokens)
         return w.t("methods_lead_no")
     names = [w.label("method_short", m) for m in fitting]
     return w.t("methods_lead_yes", methods=w.t("methods_lead_or").join(names))

@@ -78,6 +78,11 @@ class Ram(Capability):
 
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario
+        if s.cpu_offload and s.mode in ("full", "lora", "qlora"):
+            # "全参训练用 zero3 offload 要多少内存": the optimizer states ZeRO-Offload moves to RAM (the training
+            # estimate says how much, capabilities/training.py), not a model run from RAM
+            ctx.intents = [i for i in ctx.intents if i != self.intent]
+            return
         gpu = catalog().get(s.gpu or "")
         n = s.num_gpus or 1
         ctx.intents = [i for i in ctx.intents if i != "concept"]  # the RAM figure answers it

@@ -17,7 +17,7 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.advice import default_purpose, local_chat_model, persona_from_budget
+from tools.advice import default_purpose, local_chat_model, persona_from_budget, unstated_budget
 from tools.models import registry
 from tools.notes import Note, money, note
 from tools.prices import other_currency_rate, tco_defaults
@@ -265,12 +265,17 @@ class Recommend(Capability):
         a budget the question is not yet a purchase ("which engine should we use?"): ask or explain."""
         s = ctx.scenario
         buying = ctx.parsed.buy_or_rent == "buy" and s.persona == "individual"  # said who, and that they buy
-        if s.budget is None and s.monthly_budget is None and not buying:
+        # "我想配置一台跑大模型的个人电脑，推荐一份配置": one person building a machine is buying its first card
+        building = "build" in ctx.intents and s.persona in (None, "individual") and not ctx.parsed.gpu_mentions
+        if s.budget is None and s.monthly_budget is None and not (buying or building):
             return False  # "I'm looking to buy a GPU to experiment with LLMs" is a purchase: a person's first card
         persona = s.persona or persona_from_budget(s.budget, s.currency or "USD")
-        if s.mode == "inference" and s.budget is not None and not s.serving and persona != "company":
+        budget = s.budget
+        if budget is None and building:
+            budget = unstated_budget("individual", s.currency or "USD")  # what one person usually spends on the card
+        if s.mode == "inference" and budget is not None and not s.serving and persona != "company":
             # "本地跑大模型": the purpose is said, the model is not: the biggest one the budget runs at 4-bit
-            s.model, s.params_b = local_chat_model(s.budget, s.currency or "USD"), None
+            s.model, s.params_b = local_chat_model(budget, s.currency or "USD"), None
             code = "assumed_local_chat_model" if persona == "individual" else "assumed_team_model"
             ctx.notes.append(note(code, model=registry()[s.model].name))
             ctx.quick_replies.append("purpose")

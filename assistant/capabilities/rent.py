@@ -245,6 +245,11 @@ def _until(w: Writer, tco: TcoResult | None) -> str:
     return w.t("rent_until", hours=be, per_day=od.break_even_hours_per_day, upfront=money(tco.upfront, tco.currency))
 
 
+def _od(tco: TcoResult) -> Any:
+    """The on-demand rental the buy-vs-rent result priced, if any."""
+    return next((o for o in tco.rent if o.kind == "on_demand"), None)
+
+
 def _threshold(tco: TcoResult | None) -> dict[str, Any]:
     """The busy hours a month from which owning the card pays, a day's share and the money up front (empty when
     owning never pays)."""
@@ -280,15 +285,8 @@ def rent_lines(
     fields = _fields(w, first, r) | {"until": _until(w, tco)}
     if job and fields["precision"]:  # "what does fine-tuning X cost": the job the memory was sized for
         fields["precision"] = w.t("rent_job_format", format=fields["precision"], method=w.label("method", job))
-    if tco is not None and hours_stated and tco.cheapest == "buy":
-        # "24/7 on a cloud GPU": at the user's own hours owning the card costs less; say so first
-        w.say(
-            "rent_lead_buy_wins",
-            hours=tco.busy_hours_per_month,
-            buy_monthly=money(tco.buy_monthly_equivalent, tco.currency),
-            months=tco.horizon_months,
-            **fields,
-        )
+    if tco is not None and hours_stated and (tco.cheapest == "buy" or (r.offers and _od(tco) is not None)):
+        _at_your_hours(w, r, tco, fields)
     elif weighs and r.offers and not r.gpu and _threshold(tco):
         key = "rent_lead_need_depends" if r.model and r.need_gib else "rent_lead_depends"
         w.say(key, need=r.need_gib or 0, **(fields | _threshold(tco)))
@@ -316,6 +314,34 @@ def rent_lines(
     ]
     if facts:
         w.add("\n".join(facts))
+
+
+def _at_your_hours(w: Writer, r: RentResult, tco: TcoResult, fields: dict[str, Any]) -> None:
+    """The lead at the hours the user said: owning wins ("24/7 on a cloud GPU": say so first, then where it rents),
+    or renting does ("rent or buy for Llama 3 70B, ~5 h a day"): each way's monthly cost, and from when owning pays.
+    With a model, its memory first: it is what decides the card."""
+    sized = bool(r.model and r.need_gib)
+    if tco.cheapest == "buy":
+        w.say(
+            "rent_lead_need_buy_wins" if sized else "rent_lead_buy_wins",
+            need=r.need_gib or 0,
+            hours=tco.busy_hours_per_month,
+            buy_monthly=money(tco.buy_monthly_equivalent, tco.currency),
+            months=tco.horizon_months,
+            **fields,
+        )
+        return
+    od = _od(tco)
+    be = od.break_even_hours_per_month
+    w.say(
+        "rent_lead_need_rent_wins" if sized else "rent_lead_gpu_rent_wins",
+        need=r.need_gib or 0,
+        hours=tco.busy_hours_per_month,
+        rent_monthly=money(od.monthly, tco.currency),
+        buy_monthly=money(tco.buy_monthly_equivalent, tco.currency),
+        be=w.t("tco_be_hours", hours=be) if be is not None and be <= _MONTH_HOURS else w.t("tco_be_never"),
+        **fields,
+    )
 
 
 def _distinct(offers: list[RentOffer]) -> list[RentOffer]:

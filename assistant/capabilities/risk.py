@@ -19,6 +19,7 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding.risk import architecture_asked, risk_job, risky_gpus, stated_vram
 from tools.card_risk import CardRiskResult
+from tools.catalog import catalog
 from tools.notes import render_all
 
 _MAX_FACTS = 9
@@ -51,6 +52,10 @@ def _args(ctx: PlanContext, gpus: list[str]) -> dict[str, Any]:
         args["failing"] = True  # "用到 12G 就卡死": the crash is what the card's trap explains
     if architecture_asked(p):
         args["architecture_asked"] = True
+    nvidia = [g for g in p.gpu_mentions if g not in gpus and getattr(catalog().get(g), "vendor", "") == "nvidia"]
+    other = next(iter(nvidia), None)
+    if other and args["job"] == "training":
+        args["reference_gpu"] = other  # "Mac Studio 192G 还是 8 张 4090 微调": measured against the 4090
     if s.model:
         args["model"] = s.model
     elif s.params_b:
@@ -116,6 +121,9 @@ class Risk(Capability):
         sizing = {"fit", "memory", "speed"} & set(intents)
         if sizing and (p.model or p.params_b) and _job_of(turn) != "training":
             return 1
+        s = turn.plan.scenario
+        if sizing and p.symptom == "oom" and (s.model or s.params_b):
+            return 1  # "ZeRO-2 on 8 V100s still OOMs": what it takes to fit leads; the card's traps follow
         return self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:

@@ -27,7 +27,11 @@ _MAX_SOURCES = 6
 def _subjects(parsed: ParsedQuery, scenario: Scenario) -> list[str]:
     """The engines and features asked about: a feature that is only the format the engine runs ("vLLM FP8 on a
     3090") is checked with the engine, not on its own."""
-    named = list(parsed.support_subjects)
+    from tools.support import subjects
+
+    # "V100 不是不支持 bf16 嘛" beside pasted Transformers code: the feature asked about comes before the engine
+    asked = [a for a in parsed.asks if subjects().get(a, {}).get("kind") == "feature"]
+    named = list(dict.fromkeys([*asked, *parsed.support_subjects]))
     if len(named) > 1 and parsed.precision:
         named = [s for s in named if s != parsed.precision] or named
     if len(named) > 1:  # "Unsloth ... CUDA = 6.1" in a log: the software the user runs, not the platform under it

@@ -21,7 +21,7 @@ from typing import Any
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.card_needed import reference_card
 from assistant.capabilities.memory import first_vram, sharded_only
-from assistant.capabilities.methods_lead import plan_full_offload
+from assistant.capabilities.methods_lead import plan_full_offload, plan_unsloth_qlora
 from assistant.capabilities.workload import speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -60,6 +60,13 @@ class Training(Capability):
         apple = main.fit is not None and _is_apple(main.fit.gpu_id)
         return super().active(turn) or apple or bool(main.cpu_offload_gib) or turn.parsed.asks_host_ram
 
+    def phase(self, turn: Turn) -> int:
+        """First when the question is the RAM a ZeRO-Offload run takes ("zero3 offload 要多少内存"): that figure
+        answers it; otherwise after the memory figures."""
+        main = first_vram(turn.outcomes)
+        ram_asked = "ram" in turn.parsed.intents or turn.parsed.asks_host_ram
+        return -1 if main is not None and main.cpu_offload_gib and ram_asked else self.render_phase
+
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario
         if s.mode not in _TRAINING or not ctx.has_model or not set(ctx.intents) & set(_SIZING):
@@ -68,6 +75,7 @@ class Training(Capability):
             return  # a comparison or a recommendation weighs the methods itself
         methods = _other_methods(ctx)
         plan_full_offload(ctx, methods)  # full fine-tuning with ZeRO-Offload, for when it does not fit the cards
+        plan_unsloth_qlora(ctx, methods)  # QLoRA with a fused loss, for when no method fits as configured
         for mode in methods:
             other = s.model_copy(update={"mode": mode, "precision": None})
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(other))

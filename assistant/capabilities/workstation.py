@@ -53,6 +53,8 @@ class Workstation(Capability):
         if not s.gpu and (ctx.has_model or s.budget):
             ctx.delegate("recommend")  # "a home rig for Qwen2.5-32B": pick the card first,
             ctx.second_round.append(self.intent)  # then the rest of the machine around the pick
+        elif not s.gpu and "recommend" in ctx.intents:
+            ctx.second_round.append(self.intent)  # "推荐一份跑大模型的电脑配置": the machine around the card it picks
         elif not s.gpu:
             ctx.need("need_gpu")
         else:

@@ -138,7 +138,9 @@ def _merge_model(parsed: ParsedQuery, s: Scenario) -> None:
         s.model, s.params_b = parsed.model, None
     elif parsed.params_b is not None and new_model:
         # "24GB可以调70b模型吗" after Llama-3-8B: a bare size in a follow-up is the same family at that size
-        sibling = _same_series(s.model, parsed.params_b) if parsed.is_followup and s.model else None
+        # ("那我3090应该也没问题吧。24GB可以调70b模型吗" asks anew, and still means that family): no other family named
+        same = parsed.is_followup or not (parsed.model_family or parsed.unknown_model)
+        sibling = _same_series(s.model, parsed.params_b) if same and s.model else None
         s.model, s.params_b = (sibling, None) if sibling else (None, parsed.params_b)
 
 
@@ -196,7 +198,17 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
         return ["concept"]  # "why does decode speed depend on bandwidth?": explain, don't size anything
     intents = _within_compare(parsed, intents)
     chosen = _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
-    return _still_risky(parsed, previous, chosen)
+    return _oom_on_new_cards(parsed, previous, _still_risky(parsed, previous, chosen))
+
+
+def _oom_on_new_cards(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
+    """ "I use 8 V100 32G with ZeRO-2 and still OOM" after a fine-tune was sized: that job on these cards (what it
+    needs per GPU and what makes it fit) answers it, beside whatever the cards themselves call for."""
+    training = parsed.mode in _TRAINING_MODES or parsed.fine_tune_unspecified or previous.mode in _TRAINING_MODES
+    earlier_model = not (parsed.model or parsed.params_b) and (previous.model or previous.params_b)
+    if parsed.symptom == "oom" and parsed.gpu and earlier_model and training and "fit" not in intents:
+        return [*intents, "fit"]
+    return intents
 
 
 def _still_risky(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
@@ -292,6 +304,11 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
 
         name = match_model(parsed.model or "").arch.name
         ctx.notes.append(note("model_from_engine", engine=parsed.offload_engine, model=name))
+    if parsed.gpu_read_as and parsed.gpu:  # "4090ti": the card it was read as, said once
+        from tools.catalog import resolve_gpu
+
+        spec = resolve_gpu(parsed.gpu)[0]
+        ctx.notes.append(note("gpu_never_sold", typed=parsed.gpu_read_as, gpu=spec.name, vram=spec.vram_gib))
     asked = _unknown_name(parsed, intents)
     if asked:
         s.last_intents = intents
@@ -373,6 +390,7 @@ def _once(notes: list[str | Note]) -> list[str | Note]:
 
 
 _SIZING = ("memory", "fit", "recommend", "speed")
+_PRICED = ("rent_where", "cost", "api")  # where it rents, buy vs rent, the API against it: the model's memory decides
 
 
 def _family_sizes(ctx: PlanContext) -> None:
@@ -380,10 +398,12 @@ def _family_sizes(ctx: PlanContext) -> None:
     from tools.model_match import family_models
 
     parsed, s = ctx.parsed, ctx.scenario
-    if s.model or s.params_b or not parsed.model_family or not set(ctx.intents) & set(_SIZING):
+    if s.model or s.params_b or not parsed.model_family:
         return
     picks = family_models(parsed.model_family)
-    if not picks:
+    # a family of one model ("[vicgalle/gpt-j-api]": GPT-J-6B) is that model for a price question too
+    priced = len(picks) == 1 and set(ctx.intents) & set(_PRICED)
+    if not picks or not (set(ctx.intents) & set(_SIZING) or priced):
         return
     s.model = picks[0]
     parsed.models_mentioned = picks

@@ -80,6 +80,9 @@ def looks_like_injection(text: str) -> bool:
     return bool(_lex().rx["injection"].search(norm))
 
 
+# "deepseek蒸馏版的qwen-32B", "deepseek-r1蒸馏的llama 70b": a distill named between its teacher and its base, glued
+# in Chinese, reads as the English name ("deepseek distill qwen-32B")
+_GLUED_DISTILL = re.compile(r"(?<=[A-Za-z0-9])\s*蒸馏版?的?\s*(?=[A-Za-z])")
 _COMMENTED_ARG = re.compile(r"(?<![\w&])#\s?[A-Za-z_][\w.]*\s*=\s*[^,)\s]*,?")
 
 
@@ -88,6 +91,7 @@ def _parse(text: Any) -> ParsedQuery:
     original = _clean(text)
     norm = unicodedata.normalize("NFKC", original[: 4 * _MAX_CHARS])
     norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
+    norm = _GLUED_DISTILL.sub(" distill ", norm)
     # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
     norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
     # a commented-out argument in pasted code ("#load_in_4bit=True,") is not a setting the user runs with

@@ -47,6 +47,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?!\s*(?:的\s*)?(?:{_CONTEXT_WORDS}))"
         ),
         "epochs": _c(d["epochs"]),
+        "epochs_arg": _c(d["epochs_arg"]),
         "quoted_memory": _c(d["quoted_memory"]),
         "asks_time": _rx(d["asks_time"]),
         **{f"rl_{name}": _rx(words) for name, words in d["rl"].items()},
@@ -110,7 +111,7 @@ def _dataset(st: _State) -> None:
 
 def _epochs(st: _State) -> None:
     """'3 epochs', '训练 2 轮' — but not '每天对话 50 轮', rounds of chat a day (a service's requests, usage.py)."""
-    m = _patterns()["epochs"].search(st.t.view)
+    m = _patterns()["epochs"].search(st.t.view) or _patterns()["epochs_arg"].search(st.t.view)
     if m and m.group(0).endswith("轮") and _CHAT_ROUNDS_BEFORE.search(st.t.view[max(0, m.start() - 12) : m.start()]):
         return
     if m:

@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from assistant.understanding.card_joins import alternative, listed_total, together
 from assistant.understanding.lexicon import _lex
+from assistant.understanding.machine import memory_said_later
 from assistant.understanding.numbers import _count, _in_range, _number
 from assistant.understanding.patterns import _rx
 from assistant.understanding.query import Claim
@@ -87,6 +89,7 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
         hit = _resolve_gpu_span(core)
         if hit.value is None and m.group("plural"):
             hit = _resolve_gpu_span(core + "s")
+        hit = _never_sold(st, core, hit)
         spans.append(_GpuSpan(m.start(), m.end(), core.strip(), hit.value, suggestions=hit.suggestions))
         st.q.notes += [hit.note] if hit.note else []
         memory = lex.rx["gpu_memory"].search(core) or _memory_after(view, m.end())
@@ -101,10 +104,8 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
                 continue
             # "4090 48G": a memory size the catalog does not list for this card
             st.q.claims.append(Claim(topic="vram", gpu=hit.value, asserted=float(memory.group(1))))
-        elif hit.value and not memory and (before := _MEMORY_BEFORE.search(view[max(0, m.start() - 12) : m.start()])):
-            other = _variant_with_memory(hit.value, float(before.group(1)))
-            if other:  # "a single 16GB V100": the variant with that memory
-                spans[-1].value = other
+        elif hit.value and not memory and (other := _sized_elsewhere(view, m.start(), m.end(), hit.value)):
+            spans[-1].value = other  # "a single 16GB V100", "Mac Studio ... 如果是192G的话": the one with that memory
     for m in itertools.islice(lex.rx["gpu_unknown"].finditer(view), _MAX_SPANS):
         if lex.rx["gpu_replaced"].search(view[max(0, m.start() - 40) : m.start()]):
             continue  # "Alternative to Google TPU VM?", "不想用昇腾": an accelerator to replace, not one asked about
@@ -123,11 +124,32 @@ _MEMORY_AFTER = re.compile(
 
 _MOD_WORD = re.compile(r"魔改|改装|扩容|mod", re.I)
 
+# a Ti / Super suffix on a card number the catalog knows without it ("4090ti", "RTX 4080 Ti", "3090 super")
+_UNSOLD_SUFFIX = re.compile(r"^(?P<base>.*\d{3,4})\s*-?\s*(?:ti|super)$", re.I)
+
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])(\d{2,3})\s*(?:gb|g)\s*(?:的\s*)?$", re.I)
 
 
 # the catalog's own way of naming a Mac: "Apple M3 Max (14-core CPU / 30-core GPU, 96GB)"
 _MEMORY_IN_DESCRIPTION = re.compile(r"^\s*\([^()]{0,40}?,\s*(\d{1,3})\s*GB\)", re.I)
+
+
+def _never_sold(st: _State, core: str, hit: _GpuHit) -> _GpuHit:
+    """ "两块24G的4090ti": no 4090 Ti was ever sold; the card it extends, with the name as typed kept to say so."""
+    unsold = _UNSOLD_SUFFIX.match(core.strip()) if hit.value is None else None
+    base = _resolve_gpu_span(unsold.group("base")) if unsold else None
+    if base is None or not base.value:
+        return hit
+    st.q.gpu_read_as = st.q.gpu_read_as or core.strip()
+    return base
+
+
+def _sized_elsewhere(view: str, start: int, end: int, gpu_id: str) -> str | None:
+    """The variant with the memory said before the name ("a single 16GB V100"), or a Mac's said after it."""
+    before = _MEMORY_BEFORE.search(view[max(0, start - 12) : start])
+    if before and (other := _variant_with_memory(gpu_id, float(before.group(1)))):
+        return other
+    return _apple_with_memory(gpu_id, memory_said_later(view, end))
 
 
 def _memory_after(view: str, end: int) -> re.Match[str] | None:
@@ -201,7 +223,12 @@ def _same_card(spans: list[_GpuSpan]) -> None:
             (
                 o
                 for o in spans
-                if o is not plain and o.value and o.value != plain.value and bare(o.text) == bare(plain.text)
+                if o is not plain
+                and o.value
+                and o.value != plain.value
+                and bare(o.text) == bare(plain.text)
+                # the specific one was read with its memory ("Mac Studio ... 192G的话"), not a plain mention itself
+                and (lex.rx["gpu_memory"].search(o.text) or o.value != _resolve_gpu_span(o.text).value)
             ),
             None,
         )
@@ -225,8 +252,13 @@ def _gpus(st: _State) -> None:
     for s in known:
         if s.count and s.value and s.value not in st.q.gpu_counts:
             st.q.gpu_counts[s.value] = s.count
-    st.q.gpus_together = _together(view, known)
-    st.q.gpus_alternative = _joined(_ALTERNATIVE, view, known)
+    st.q.gpus_together = together(view, known)
+    total = listed_total(st.q.gpu_counts, st.q.gpu_mentions) if st.q.gpus_together else None
+    if total:  # "I have two GPUs: an RTX 3090 and a 2060": one of each, not two 3090s
+        st.q.gpu_counts.pop(total)
+        for s in known:
+            s.count = None if s.value == total else s.count
+    st.q.gpus_alternative = alternative(view, known)
     main = next((s for s in known if lex.rx["switch_to"].search(view[max(0, s.start - 12) : s.start])), None)
     # "others boast 4090s ... with my paltry 6700xt": the card the user calls theirs, else the first named
     main = main or next((s for s in known if _owned(view, s)), None)
@@ -258,24 +290,6 @@ def _owned(view: str, span: _GpuSpan) -> bool:
     return m is not None and (m.start() == 0 or not before[m.start() - 1].isalnum())
 
 
-_TOGETHER = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:\+|＋|加上?|plus|along with|together with)", re.I)
-
-
-_ALTERNATIVE = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:或者|或是|或|还是|\bor\b|\bvs\.?|versus|/)", re.I)
-
-
-def _together(view: str, known: list[_GpuSpan]) -> bool:
-    """Two different cards joined by "+" / "加" / "plus" ("1张RTX5000ADA 32G+1张V100 32G"): one machine's cards,
-    not alternatives to weigh."""
-    return _joined(_TOGETHER, view, known)
-
-
-def _joined(rx: re.Pattern[str], view: str, known: list[_GpuSpan]) -> bool:
-    """Whether two different cards named one after the other are joined by `rx` ("+", "或者")."""
-    pairs = itertools.pairwise(known)
-    return any(a.value != b.value and rx.match(view[a.end : b.start]) for a, b in pairs)
-
-
 def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:
     """A count before the GPU ("4 张 4090", "8x H100", "两台8卡") or right after it ("4090×2", "A100 8卡")."""
     lex, view, span = _lex(), st.t.view, spans[i]
@@ -304,8 +318,8 @@ def _integrated_rx() -> re.Pattern[str]:
 
 def _general_count(st: _State) -> None:
     """A card count with no GPU name: "用两张卡", "双卡", "8 GPUs", "single GPU"."""
-    if st.q.num_gpus:
-        return
+    if st.q.num_gpus or st.q.gpus_together:
+        return  # different cards of one machine ("two GPUs: a 3090 and a 2060"): the total counts them, not one
     m = _lex().rx["count_general"].search(st.t.view)
     value = _count(m) if m else None
     if value and value > 1 and _integrated_rx().search(st.t.text):
@@ -321,10 +335,27 @@ def _stated_capacity(st: _State) -> None:
     m = lex.rx["stated_capacity"].search(st.t.view)
     if m is None and not st.gpus:
         m = lex.rx["stated_capacity_after"].search(st.t.view)  # "显存 12G 够不够": the card asked about
+    if m is None and not st.gpus:
+        m = lex.rx["stated_capacity_enough"].search(st.t.view)  # "6GB 够不够", "is 8GB enough": the size asked about
+    if m is None and not st.gpus:
+        m = _owned_size(st)  # "12G显存 64G内存", "I have 8GB VRAM": the machine described
     if m is None and not (st.gpus or q.model or q.params_b) and lex.intent_rx["capacity"].search(st.t.text):
         m = lex.rx["min_vram_bare"].search(st.t.view)  # "8GB 能跑多大的模型": a bare size is the card asked about
     if m:
         q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
+
+
+def _owned_size(st: _State) -> re.Match[str] | None:
+    """ "12G显存 64G内存", "I have 8GB VRAM and 32GB RAM": a size before the memory word in a machine described with
+    its RAM, unless a word of need comes first ("needs 40GB of VRAM" is the job's, not the card's). Alone ("40G显存跑不
+    起来，需要多少显存") it is left to the question of which card holds the job."""
+    rx = _lex().rx
+    if st.q.ram_gib is None:
+        return None
+    for m in rx["stated_capacity_before"].finditer(st.t.view):
+        if not rx["stated_capacity_need_before"].search(st.t.view[max(0, m.start() - 14) : m.start()]):
+            return m
+    return None
 
 
 def _min_vram(st: _State) -> None:

@@ -56,9 +56,12 @@ def _intents(st: _State) -> None:
     _concept_intent(st, pos, out, seen, text)
     diagnose_intent(st, pos, out, seen.has_gpu, seen.has_model)  # "T4 上只有 4 tokens/s，正常吗"
     _training_intents(st, pos, out, seen)
+    _card_size_asked(st, out, seen)
     if not out and not q.is_followup:
         out.update(_default_intents(st, seen))
     card_comparison(st, pos, out, seen.n_gpus)  # named cards weighed for a job: the comparison answers
+    _upgrade(st, pos, out, seen)
+    _mac_by_memory(st, out, seen)
     _risk_intent(st, out, pos)  # an old, modified or multi-GPU card: its trap leads the answer
     if not q.has_slots() and not lex.rx["domain"].search(text) and "out_of_scope" in pos:
         out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
@@ -114,6 +117,12 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
     pc_or_card = seen.n_gpus + (1 if st.q.pc_alternative else 0)  # "Mac Studio vs a PC": a PC is the other side
     if pc_or_card >= 2 and strong is None and "fit" in out and seen.has_model:
         return  # "8 张 4090 或者 6 张 V100 能运行吗": whether each option runs it (fit answers each), no ranking
+    if st.q.gpus_together and seen.has_model and strong is None:
+        # "I have a 3090 and a 2060: one card or both for Qwen-14B?", "3090 + 2080ti 混插会不会被拖慢": the model on
+        # one machine's cards (fit says whether the bigger card alone holds it), not a ranking of cards to buy
+        out.setdefault("fit", min(p for p in (weak, seen.end) if p is not None))
+        out.pop("compare", None)
+        return
     if pc_or_card >= 2 and (strong is not None or weak is not None):
         out["compare"] = min(p for p in (strong, weak) if p is not None)
         out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
@@ -134,6 +143,8 @@ def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
     q = st.q
     if "capacity" not in out:
         return
+    if not q.model and len(q.sizes_mentioned) >= 2 and q.model_family:
+        q.params_b = None  # "which Qwen can I run: 14B, 32B or 72B?": the sizes are the options, not the model
     if q.model or q.params_b or (q.unknown_model and not q.model_family):
         out.pop("capacity")
         return
@@ -142,6 +153,14 @@ def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
     if seen.has_gpu or q.stated_capacity_gib is not None:
         out.pop("compare", None)
         out.pop("gpu_info", None)
+        if q.owns_hardware and not (q.budget or q.monthly_budget or q.buy_or_rent):
+            # "我的 5090 最多能部署哪个 Qwen？有推荐的配置吗": the setup for the card they have, not a purchase; the
+            # capacity answer already runs the bigger ones from their RAM (offload) when it is stated
+            for other in ("recommend", "build", "offload"):
+                out.pop(other, None)
+    elif q.ram_gib is not None and not (q.budget or q.monthly_budget):
+        out.pop("offload", None)  # "没有显卡，只有 32G 内存，能跑多大的模型": what the CPU runs from that RAM
+        out.pop("build", None)
     elif len(out) > 1 or q.budget or q.monthly_budget:
         out.pop("capacity")  # "预算一万能跑多大的模型" without a card: the budget's question (which card) answers it
 
@@ -179,7 +198,10 @@ def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen
         priced = "cost" in out
         at = min(out.pop(k) for k in ("cost", "speed") if k in out)
         out["memory"] = min(out.get("memory", at), at)
-        if priced:  # "what does it cost to fine-tune X": the cheapest rental that holds the job leads, by the hour
+        # "what does it cost to fine-tune X": the cheapest rental that holds the job leads, by the hour; not when
+        # the user asks which hardware to buy or build ("best CPU and GPU for training and inference, considering
+        # cost-efficiency", "自配服务器，考虑性价比怎么选"): the price is then how the cards are ranked
+        if priced and not {"recommend", "build"} & set(out):
             out["rent_where"] = out["memory"] - 1
     if "compare" in out and "compare_strong" not in pos and seen.n_gpus == 1 and seen.has_model:
         # "how to configure LoRA / QLoRA for Qwen3-30B-A3B on a single 3090": the job on the card, the method
@@ -190,6 +212,42 @@ def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen
         out.pop("diagnose", None)
         out.pop("recommend", None)
         out["fit" if seen.has_gpu else "memory"] = -2
+
+
+def _upgrade(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """ "I have a 3050 ... would a 4090 make 70B generation faster?": one card to buy beside the one the user has,
+    for a model to run, is the model on that card (fit: whether it holds it, else how fast with the rest in system
+    RAM, and what holds it), not a ranking of both cards at whatever counts would hold the model."""
+    q = st.q
+    if not (q.upgrade_to and q.owns_hardware and seen.has_model and "compare" in out and "compare_strong" not in pos):
+        return
+    if q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified:
+        return  # a training job weighs both cards' compute (compare)
+    out["fit"] = out.pop("compare")
+    out.setdefault("recommend", out["fit"] + 1)  # then what to buy for that model, when the card does not hold it
+    q.gpu, q.num_gpus = q.upgrade_to, q.gpu_counts.get(q.upgrade_to)
+
+
+def _mac_by_memory(st: _State, out: dict[str, int], seen: _Seen) -> None:
+    """ "a mac mini or similar with >= 192 GB RAM", "256G 内存以上的 Mac": the Macs sold with that much memory."""
+    q = st.q
+    if q.vendor == "apple" and q.min_vram_gib and not (seen.has_model or seen.has_gpu or q.model_family):
+        for other in ("cost", "memory", "fit", "gpu_info"):
+            out.pop(other, None)
+        out["catalog"] = min(out.get("catalog", 0), 0)
+
+
+def _card_size_asked(st: _State, out: dict[str, int], seen: _Seen) -> None:
+    """ "最低需要什么显卡？6GB 够不够": a card size (or a count of a card) named with a model asks whether that holds
+    it (memory judges the size, each method for a fine-tune), not which card to buy; a budget makes it a purchase."""
+    q = st.q
+    money = q.budget or q.monthly_budget or q.buy_or_rent
+    if q.stated_capacity_gib and seen.has_model and not seen.has_gpu and "recommend" in out and not money:
+        out["memory"] = min(out.pop("recommend"), out.get("memory", seen.end))
+    if "fit" in out and "recommend" in out and q.gpu_counts and seen.has_model and not money:
+        # "What hardware do I need for X? Would 2 nodes of 8xH100 be enough?": the hardware named is the candidate;
+        # whether it holds the job answers the question (and the ways that make it fit follow), not a purchase
+        out["fit"] = min(out.pop("recommend"), out["fit"])
 
 
 def _two_ways(st: _State) -> bool:

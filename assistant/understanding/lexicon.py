@@ -134,6 +134,7 @@ def _compile_workload(lex: _Lexicon) -> None:
         "asks_if_needed",
         "asks_availability",
         "asks_training_fit",
+        "asks_concurrency",
         "in_china",
         "asks_host_ram",
     ):
@@ -174,6 +175,7 @@ def _compile_names(lex: _Lexicon) -> None:
     rx["model_generic"] = _c(f"(?<![a-z0-9]){models['generic']}(?![a-z0-9])")
     rx["moe_size"] = _c(r"(?<![a-z0-9])\d{1,2}x\d{1,3}b(?![a-z0-9])")
     rx["not_model"] = _c(f"(?:{'|'.join(models['not_models'])})$")
+    rx["coding"] = _c(models["coding_purpose"])
     g = raw["gpus"]
     core = "|".join(f"(?:{p})" for p in g["patterns"])
     # "4xRTX A6000", "2xA100": a count glued to the name with "x" is no letter of the name; "2H100", "8A100": a
@@ -256,9 +258,14 @@ def _compile_money_time(lex: _Lexicon) -> None:
     rx["hours_hours_first_month"] = _c(
         f"{span}\\s*{hours}\\s*{use}\\s*(?:(?:/|per|a|每|一)\\s*)?(?:个)?(?:{month}|月|months?)"
     )
-    rx["hours_day_first"] = _c(f"(?:{day})\\s*{filler}{span}\\s*(?:个)?\\s*(?:{hour})")
+    week = _alt(t["week_rate_words"])
+    rx["hours_week_first"] = _c(f"(?:{week})\\s*{filler}{span}\\s*(?:个)?\\s*{hours}")
+    rx["hours_hours_first_week"] = _c(
+        f"{span}\\s*{hours}\\s*{use}\\s*(?:(?:/|per|a|每|一)\\s*)?(?:个)?(?:{week}|周|weeks?)"
+    )
+    rx["hours_day_first"] = _c(f"(?:{day})\\s*{filler}{span}\\s*(?:个)?\\s*{hours}")  # "每天 2h"
     rx["hours_hours_first"] = _c(
-        f"{span}\\s*(?:{hour})\\s*(?:of use|of usage|usage|use)?\\s*(?:/|per|a|每|一)?\\s*(?:{day})"
+        f"{span}\\s*{hours}\\s*(?:of use|of usage|usage|use)?\\s*(?:/|per|a|每|一)?\\s*(?:{day})"  # "2h a day"
     )
     rx["one_year"] = _c(t["one_year"])
     rx["years"] = _c(
@@ -276,7 +283,8 @@ def _compile_sizes(lex: _Lexicon) -> None:
     ctx = raw["context"]
     words, tokens, glue = ctx["words"], ctx["token_words"], _alt(ctx["glue"])
     rx["ctx_number_first"] = _c(
-        f"(?P<v>{_NUM})\\s*(?P<k>k|m)?\\s*(?:的)?\\s*(?:{words}|(?P<tok>{tokens}))(?![a-z])"
+        # "512+ ctx", "4k+ 上下文": at least that long, sized at the length named
+        f"(?P<v>{_NUM})\\s*(?P<k>k|m)?\\s*\\+?\\s*(?:的)?\\s*(?:{words}|(?P<tok>{tokens}))(?![a-z])"
         f"(?!\\s*(?:{ctx['rate_after']}))"
     )
     rx["ctx_word_first"] = _c(f"(?:{words})\\s*(?:{glue}|\\s)*(?P<v>{_NUM})\\s*(?P<k>k|m)?(?![a-z])")
@@ -332,6 +340,9 @@ def _compile_sizes(lex: _Lexicon) -> None:
     rx["min_vram_bare"] = _c(mv["bare"])
     rx["stated_capacity"] = _c(raw["stated_capacity"])
     rx["stated_capacity_after"] = _c(raw["stated_capacity_after"])
+    rx["stated_capacity_enough"] = _c(raw["stated_capacity_enough"])
+    rx["stated_capacity_before"] = _c(raw["stated_capacity_before"])
+    rx["stated_capacity_need_before"] = _c(raw["stated_capacity_need_before"])
     quoted = raw["quoted_numbers"]
     rx["quoted_tflops"] = _c(f"(?P<v>{_NUM})\\s*(?:{quoted['tflops']})")
     rx["quoted_gbs"] = _c(f"(?P<v>{_NUM})\\s*(?:{quoted['gbs']})")

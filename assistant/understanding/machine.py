@@ -13,7 +13,7 @@ from functools import cache
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
 from assistant.understanding.patterns import _c, _langs, _rx
-from assistant.understanding.text import _State
+from assistant.understanding.text import _GpuSpan, _State
 
 
 @cache
@@ -57,6 +57,7 @@ def _machine(st: _State) -> None:
     _offload_engine(st)
     # a machine described (its RAM, its CPU) next to the card is the user's own machine
     described = q.ram_gib is not None or q.machine is not None or mac_described
+    q.upgrade_to = bought_card(st.t.view, st.gpus)  # "I have a 3050 ... might buy a 4090": the card weighed
     q.owns_hardware = bool(st.gpus) and (described or bool(p["owns"].search(_without_names(st))))  # type: ignore[attr-defined]
 
 
@@ -126,3 +127,38 @@ def engine_default_model(st: _State) -> None:
     if (unnamed or only_family) and not q.model and re.search(full["pattern"], st.t.text):
         q.model, q.model_how, q.unknown_model, q.model_suggestions = full["model"], "registry", None, []
         q.models_mentioned = [q.model]
+
+
+# "有谁用过Mac Studio微调的 — 这个如果是192G的话": a Mac's memory said later in the same sentence, with no number,
+# other machine or card word in between (those sizes belong to the other side: "Mac Studio vs a PC with 64GB")
+_MEMORY_LATER = re.compile(
+    r"^(?P<gap>[^0-9。.!?！？\n]{0,30}?)(?<![0-9.])(\d{2,3})\s*(?:gb|g)(?![a-z0-9])"
+    r"(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys|显存|vram))",
+    re.I,
+)
+_OTHER_MACHINE = re.compile(r"pc|电脑|显卡|card|gpu|nvidia|rtx|server|服务器|主机|laptop|笔记本", re.I)
+
+
+def memory_said_later(view: str, end: int) -> float:
+    """The memory size a few words after a machine's name (0 when none): hardware.py reads it only for a Mac,
+    where the one machine sold with that much unified memory is the one meant."""
+    m = _MEMORY_LATER.match(view[end : end + 40])
+    return 0.0 if m is None or _OTHER_MACHINE.search(m.group("gap")) else float(m.group(2))
+
+
+# a buy word before a card, in the same clause ("I might buy an RTX 4090", "想入手一张 4090", "upgrade to a 5090")
+_BUY_BEFORE = re.compile(
+    r"(?:\bbuy(?:ing)?|\bget(?:ting)?|\bpurchas(?:e|ing)|\border(?:ing)?|\bupgrad(?:e|ing) to|买|入手|换|升级到?|添置)"
+    r"[^,，;；。.?？!！]{0,14}$",
+    re.I,
+)
+
+
+def bought_card(view: str, spans: list[_GpuSpan]) -> str | None:
+    """Of exactly two cards named (one may be unknown: "RTX 3050"), the one a buy word comes before, when the other
+    has none: "I currently have an RTX 3050 ... I might buy an RTX 4090" weighs the 4090."""
+    if len({s.value or s.text.lower() for s in spans}) != 2:
+        return None
+    bought = {s.value for s in spans if _BUY_BEFORE.search(view[max(0, s.start - 24) : s.start])}
+    others = {s.value for s in spans} - bought
+    return next(iter(bought)) if len(bought) == 1 and others and None not in bought else None

@@ -13,9 +13,10 @@ from functools import lru_cache
 
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import engine_default_model
+from assistant.understanding.patterns import _MASK
 from assistant.understanding.text import _MAX_SPANS, _State, repository_span
 from tools.errors import AdvisorError
-from tools.model_match import in_series_of, likely_models, match_model, of_family, series_in_name
+from tools.model_match import coder_series, in_series_of, likely_models, match_model, of_family, series_in_name
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,16 @@ def _family_mentions(st: _State) -> list[_Mention]:
     for m in itertools.islice(lex.rx["model"].finditer(st.t.view), _MAX_SPANS):
         fam_text, rest = m.group("fam"), m.group("rest") or ""
         to, bare = next(((to, bare) for rx, to, bare in lex.families if rx.match(fam_text)), (fam_text, False))
-        if not re.search(r"\d", rest) and not bare:
+        # "solar:q4_0": an Ollama tag whose tag was read as the format names the library's default model
+        tagged = rest in ("", ":") and st.t.view[m.end() - len(rest) : m.end() - len(rest) + 2] == f":{_MASK}"
+        if not re.search(r"\d", rest) and not bare and not tagged:
             st.family_hint = st.family_hint or to  # "the code llama models ... 34B"
             continue  # "opt", "phi", "yi" alone are words, not model names
         span = m.group(0).strip()
         query = span if fam_text.isascii() else span.replace(fam_text, to, 1)  # "千问2.5-7B" -> "qwen2.5-7B"
         for zh, en in lex.raw["models"]["zh_name_words"].items():
             query = query.replace(zh, en)
+        query = f"{query.rstrip(':')}:" if tagged else query
         mentions.append((m.start(), m.start() + len(span), span, query))
     return mentions
 
@@ -89,6 +93,7 @@ def _models(st: _State) -> None:
             st.models_found += 1  # one model named twice ("LLama 3.1 8b ... LLama 3.1 8b") is one model
         if hit.model:
             names.append(hit.model)
+            names += _sibling_sizes(st, end, hit)  # "BaiChuan-7B/13B", "qwen2.5 7b、14b": each size of the series
             if q.model is None:
                 q.model, q.model_mention, q.model_how = hit.model, span, hit.how
                 q.notes += [hit.note] if hit.note else []
@@ -105,6 +110,7 @@ def _models(st: _State) -> None:
             q.model_suggestions = list(hit.suggestions)
             q.model_mention = q.model_mention or span
     q.models_mentioned = list(dict.fromkeys(names))
+    _base_of_finetune(st, sorted(mentions), hits)
     _repository_model(st)
     if q.model:
         q.params_b = None
@@ -112,6 +118,52 @@ def _models(st: _State) -> None:
         q.model_family = _bare_family(q.unknown_model) or series_in_name(q.unknown_model)
     elif st.family_hint:
         q.model_family = st.family_hint  # "the code llama models": a family the registry knows by that name
+    if q.model_family and not q.model and q.params_b is None and _lex().rx["coding"].search(st.t.text):
+        q.model_family = coder_series(q.model_family) or q.model_family  # "the best qwen coding model"
+
+
+# "X, which is a fine-tuned variant of Y", "基于 Y 微调的 X": between the two names, Y is X's base
+_BASE_WORDS = re.compile(
+    r"fine[- ]?tun\w*|finetun\w*|variant|derivative|derived|based on|built on|merge of|基于|微调|衍生|魔改", re.I
+)
+
+
+def _base_of_finetune(st: _State, mentions: list[_Mention], hits: list[_ModelHit]) -> None:
+    """A name only its size resolves (a community fine-tune: "wizardLLM-70b") said to be a fine-tune of a
+    registry model ("a fine-tuned variant of llama2-70b"): the base's architecture is the model to size."""
+    q = st.q
+    if q.model_how not in ("generic", "scaled") or len(mentions) < 2:
+        return
+    first = next(i for i, h in enumerate(hits) if h.model == q.model)
+    for (start, _, _, _), hit in zip(mentions[first + 1 :], hits[first + 1 :], strict=False):
+        between = st.t.text[mentions[first][1] : start]
+        if hit.how in ("registry", "read_as") and hit.model and len(between) <= 60 and _BASE_WORDS.search(between):
+            q.model, q.model_how, q.model_precision = hit.model, hit.how, hit.precision or q.model_precision
+            q.models_mentioned = [hit.model, *(m for m in q.models_mentioned if m not in (hit.model, q.model_mention))]
+            return
+
+
+# sizes right after a model name, joined to it: "-7B/13B", "7b & 13b", "7B and 13B", "7b、14b、32b"
+_MORE_SIZES = re.compile(
+    r"^\s*(?:/|&|,|，|、|\band\b|\bor\b|和|与|及|或)\s*(?P<v>\d{1,4}(?:\.\d)?)\s*b(?![a-z0-9])", re.I
+)
+_SIZE_IN_ID = re.compile(r"(?<![0-9.])\d{1,4}(?:\.\d)?b(?![a-z0-9])")
+
+
+def _sibling_sizes(st: _State, end: int, hit: _ModelHit) -> list[str]:
+    """The same series at each size joined to the name ("BaiChuan-7B/13B" -> baichuan-13b), spans masked; a size
+    whose sibling the registry does not list is left to the size reader."""
+    found: list[str] = []
+    if hit.how != "registry" or not hit.model or len(_SIZE_IN_ID.findall(hit.model)) != 1:
+        return found
+    while m := _MORE_SIZES.match(st.t.view[end:]):
+        sibling = _resolve_model_name(_SIZE_IN_ID.sub(f"{m.group('v')}b", hit.model))
+        if sibling.how != "registry" or not sibling.model:
+            break
+        found.append(sibling.model)
+        st.t.take(end, end + m.end())
+        end += m.end()
+    return found
 
 
 def _repository_model(st: _State) -> None:
@@ -151,6 +203,8 @@ def _family_with_size(st: _State) -> None:
     70b"): together they name one model."""
     q = st.q
     family = q.unknown_model or st.family_hint
+    if family and not q.model and len(q.sizes_mentioned) >= 2 and _lex().intent_rx["capacity"].search(st.t.text):
+        return  # "最多能部署哪个 Qwen（如 14B、32B、72B）": the sizes are the options, the family is the question
     if q.model or not family or q.params_b is None:
         engine_default_model(st)  # "ktransformers 教程" with no model named: DeepSeek-R1
         return

@@ -10,6 +10,9 @@ from assistant.understanding.numbers import _currency_of, _in_range, _number, _o
 from assistant.understanding.text import _State
 from tools.prices import other_currency_rate
 
+_MONTH_HOURS = 730  # tools/prices tco_defaults hours_per_month
+_WEEKS_PER_MONTH = _MONTH_HOURS / 168  # a month's weeks
+
 
 def _electricity(st: _State) -> None:
     lex = _lex()
@@ -68,9 +71,26 @@ def _hours(st: _State) -> None:
         st.q.hours_per_day = 24.0
         st.t.take(m.start(), m.end())
         return
+    share = _busy_share(st)
+    if share is not None:
+        st.q.hours_per_month = round(share * _MONTH_HOURS, 1)
+        return
     st.q.hours_per_month = _hours_in(st, ("hours_month_first", "hours_hours_first_month"), 744)
+    if st.q.hours_per_month is None:  # "10 hours a week": a month is 730/168 weeks
+        weekly = _hours_in(st, ("hours_week_first", "hours_hours_first_week"), 168)
+        st.q.hours_per_month = round(weekly * _WEEKS_PER_MONTH, 1) if weekly is not None else None
     if st.q.hours_per_month is None:
         st.q.hours_per_day = _hours_in(st, ("hours_day_first", "hours_hours_first"), 24)
+
+
+def _busy_share(st: _State) -> float | None:
+    """ "~70% of the time", "60% utilization": the busy share of the month (0-1), masked once read."""
+    m = re.search(_lex().raw["time"]["busy_share"], st.t.view, re.I)
+    value = _in_range(_number(m.group("v")), 0, 100) if m else None
+    if m is None or not value:
+        return None
+    st.t.take(m.start(), m.end())
+    return value / 100
 
 
 def _hours_in(st: _State, patterns: tuple[str, ...], most: float) -> float | None:
@@ -110,6 +130,12 @@ def _horizon(st: _State) -> None:
         st.t.take(m.start(), m.end())
 
 
+def _priced_card(st: _State, at: int) -> bool:
+    """An amount right after a card's name is its price ("a DGX Spark for $4000", "4090 @ 1.3万")."""
+    gap = re.compile(r"\s*(?:for|at|@|=|:)\s*~?\s*", re.I)
+    return any(0 <= at - g.end <= 8 and gap.fullmatch(st.t.text[g.end : at]) for g in st.gpus if g.value)
+
+
 def _money(st: _State) -> None:
     """Budgets ("预算2万", "$3k", "15000元"), monthly budgets and stated GPU prices."""
     lex, q = _lex(), st.q
@@ -125,7 +151,7 @@ def _money(st: _State) -> None:
         st.t.take(m.start(), m.end())
         value = _in_us_dollars(st, token, value)
         after = view[m.end() : m.end() + 12]
-        if lex.rx["price_of"].search(view[max(0, m.start() - 30) : m.start()]):
+        if lex.rx["price_of"].search(view[max(0, m.start() - 30) : m.start()]) or _priced_card(st, m.start()):
             q.gpu_price = value if q.gpu_price is None else q.gpu_price
         elif lex.rx["monthly_before"].search(view[max(0, m.start() - 24) : m.start()]) or (
             lex.rx["monthly_after"].match(after)

@@ -75,8 +75,14 @@ class ParsedQuery(BaseModel):
     gpus_alternative: bool = Field(
         default=False, description="GPUs named as options to weigh ('8 张 4090 或者 6 张 V100', '4090 or A100')"
     )
+    upgrade_to: str | None = Field(
+        default=None, description="Of two cards named, the one after a buy word ('I have a 3050 ... might buy a 4090')"
+    )
     num_gpus: int | None = None
     unknown_gpu: str | None = None
+    gpu_read_as: str | None = Field(
+        default=None, description="A Ti / Super that was never sold, as typed ('4090ti'): read as the card it extends"
+    )
     gpu_suggestions: list[str] = Field(default_factory=list)
     budget: float | None = None
     currency: Currency | None = None
@@ -96,6 +102,9 @@ class ParsedQuery(BaseModel):
     asks_if_needed: bool = Field(default=False, description="Whether a feature is needed ('do I need NVLink')")
     asks_availability: bool = Field(default=False, description="Whether a card can be bought ('还能买到 H100 吗')")
     asks_training_fit: bool = Field(default=False, description="Whether a card is good for training ('H20 能训练吗')")
+    asks_concurrency: bool = Field(
+        default=False, description="How many users at once is asked ('how many users can it serve', '能支持多少并发')"
+    )
     capacity_asked: bool = Field(
         default=False, description="What the hardware runs is asked in words ('能训练多大的模型'), not only implied"
     )
@@ -149,6 +158,9 @@ class ParsedQuery(BaseModel):
     )
     gpu_price: float | None = Field(default=None, description="A purchase price the user states for a GPU")
     cloud_price_per_hour: float | None = Field(default=None, description="A rental price per GPU-hour")
+    rented_gpu: str | None = Field(
+        default=None, description="Buy one card or rent another: the one to rent ('a DGX Spark vs renting an H100')"
+    )
     notes: list[str] = Field(default_factory=list, description="How fuzzy names were read")
     lora_rank: int | None = Field(default=None, description="'LoRA rank 64', 'r=16', '秩 8'")
     fused_loss: bool | None = Field(default=None, description="Unsloth / Liger named: a fused cross-entropy")
@@ -246,6 +258,9 @@ class ParsedQuery(BaseModel):
         default_factory=list, description="Every speed measured, in order ('71 tokens/second > 66' -> [71, 66])"
     )
     measured_seconds_per_step: float | None = Field(default=None, description="A training step time: '51.82s/it'")
+    measured_hours: float | None = Field(
+        default=None, description="A training run's whole time, hours: '88 hours', '预估要60小时', '3 天'"
+    )
     target_tokens_per_s: float | None = Field(default=None, description="The speed wanted: 'want 15', '希望达到 20'")
     measured_memory_gib: float | None = Field(
         default=None, description="Memory seen in use: '用了 27G 内存', '每张也占 20G', 'uses 20GB'"

@@ -99,6 +99,10 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
     if "catalog" in out or not q.gpu_mentions or not risky_gpus(q):
         return
     out["risk"] = _LEADS if _leads(q, out, pos) else max(out.values(), default=0) + 1
+    if risk_job(q) == "buy" and len(q.gpu_mentions) == 1 and not (q.budget or q.monthly_budget) and "recommend" in out:
+        # "魔改2080ti 22G 值得买吗，跑 qwen2.5 32b 够吗": whether this card does the job, and its trap, answer it;
+        # a shopping list of other cards does not
+        out["fit" if q.model or q.params_b else "risk"] = min(out.pop("recommend"), out.get("fit", out["risk"]))
     costed = q.buy_or_rent in ("rent", "compare") or q.electricity_price or q.cloud_price_per_hour
     for name in _REPLACED:
         if name == "cost" and costed:

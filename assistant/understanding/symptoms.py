@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from assistant.understanding.lexicon import lexicon_pattern, lexicon_raw
+from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw
 from assistant.understanding.patterns import _c, _langs
 from assistant.understanding.run_log import log_noise
 from assistant.understanding.text import _mask, _State
@@ -33,6 +33,9 @@ _REPLACED = (
     "build",  # "my 4x 4090 rig OOMs": the rig is the setting, not a machine to plan
 )
 _MAX_SPEED = 1e6
+# A measured speed stated flatly beside a model and a card, with no question of another kind, reports a problem
+_SIZING = {"fit", "speed", "memory", "offload", "gpu_info"}
+_ASKS = re.compile(r"[?？吗呢]|(?<![a-z])(?:can|could|will|would|should|which|what|how|whether|if)(?![a-z])", re.I)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class _Rx:
     hypothetical: re.Pattern[str]
     symptoms: tuple[tuple[str, re.Pattern[str]], ...]
     complaint: re.Pattern[str]
+    run_time: re.Pattern[str]
+    run_time_doubt: re.Pattern[str]
 
 
 @cache
@@ -78,6 +83,8 @@ def _rx() -> _Rx:
         hypothetical=lexicon_pattern(d["hypothetical"]),
         symptoms=tuple((name, lexicon_pattern(_langs(d["symptoms"][name]))) for name in _SYMPTOM_ORDER),
         complaint=lexicon_pattern(d["complaint"]),
+        run_time=_c(d["run_time"]),
+        run_time_doubt=lexicon_pattern(d["run_time_doubt"]),
     )
 
 
@@ -139,6 +146,7 @@ def _measured(st: _State) -> None:
     q.measured_speed_gpus = [None] * len(logged) + gpus
     q.measured_tokens_per_s = q.measured_speeds[0] if q.measured_speeds else None
     _steps(st)
+    _run_time(st)
     if (speeds or logged) and targets:  # a target is read beside a measured speed, typed or logged
         q.target_tokens_per_s = _number(targets[0].group("v"))
         st.t.take(targets[0].start(), targets[0].end())
@@ -164,6 +172,25 @@ def _steps(st: _State) -> None:
             st.q.measured_seconds_per_step = round(v if kind == "seconds" else 1 / v, 4)
             st.t.take(m.start(), m.end())
             return
+
+
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_RUN_HOURS = {"h": 1, "小": 1, "钟": 1, "d": 24, "天": 24, "w": 168, "周": 168, "星": 168}
+
+
+def _run_time(st: _State) -> None:
+    """A training run's whole time ("88 hours", "预估要60小时", "跑了 3 天"), in a message about a training job: the
+    diagnosis sets it against the hours the hardware needs for the data (not masked: other readers keep theirs)."""
+    lex = _lex()
+    if not any(lex.rx[f"mode_{m}"].search(st.t.text) for m in ("fine_tune", "full", "lora", "qlora", "pretrain")):
+        return
+    m = _rx().run_time.search(st.t.view)
+    if m is None:
+        return
+    value = _CN_DIGITS.get(m.group("v")) or _number(m.group("v"))
+    hours = value * _RUN_HOURS[m.group("u")[0].lower()] if value else None
+    if hours and 0.1 <= hours <= 10_000:
+        st.q.measured_hours = hours
 
 
 def _memory_in_use(st: _State) -> None:
@@ -200,6 +227,11 @@ def _symptoms(st: _State) -> None:
         found = "memory_high"
     if found is None and measured and rx.complaint.search(text):
         found = "slow"
+    if found is None and q.measured_hours is not None and rx.run_time_doubt.search(text):
+        found = "slow"  # "One RTX 3090, 88 hours, is this normal?": the run's time, doubted
+    two_cards = len({g for g in q.measured_speed_gpus if g}) >= 2
+    if found is None and two_cards and rx.run_time_doubt.search(text):
+        found = "slow"  # "my A6000 gets 18 tokens/s, my friend's 3090 40, why?": one card's speed, doubted
     if q.run_log.layers_on_gpu == 0 and found in (None, "slow", "low_util"):
         found = "cpu_fallback"  # the load log says "offloaded 0/N layers to GPU": it all runs on the CPU
     q.symptom = found  # type: ignore[assignment]  # one of the lexicon's symptom names
@@ -216,6 +248,8 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
     memory_only = q.symptom == "memory_high" and not dict(_rx().symptoms)["memory_high"].search(st.t.text)
     if memory_only and not asked and any(k in out for k in ("fit", "capacity", "recommend", "compare")):
         q.symptom = None  # "8B uses 16GB on my 4090, can I run 13B?": a sizing question that quotes a number
+    if measured and has_gpu and has_model and not q.symptom and set(out) <= _SIZING and not _ASKS.search(st.t.text):
+        q.symptom = "slow"  # "Gemma 2 27B on a 4090 with ollama is 2 tok/s, 64GB DDR4": a speed reported, no question
     if named and (q.symptom or (asked and (measured or q.measured_memory_gib is not None))):
         out["diagnose"] = -2  # the verdict leads
         for intent in _REPLACED:

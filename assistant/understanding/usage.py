@@ -16,6 +16,7 @@ from assistant.understanding.lexicon import _lex
 from assistant.understanding.money_time import _amount
 from assistant.understanding.numbers import _currency_of, _number
 from assistant.understanding.patterns import _NUM, _c
+from assistant.understanding.query import ParsedQuery
 from assistant.understanding.text import _State
 
 _MAX_REQUESTS_PER_DAY = 1e9
@@ -143,9 +144,14 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
     q = st.q
     if q.rent_providers and "cost" in out and "api" not in out and q.buy_or_rent != "compare":
         out.setdefault("rent_where", out["cost"])
+    if q.buy_or_rent == "rent" and q.gpu_mentions and "cost" in out and not (q.budget or q.monthly_budget):
+        out.setdefault("rent_where", out["cost"])  # "租4090一个月多少钱": the card's rental price, not buy vs rent
     if q.buy_or_rent == "rent" and {"cost", "recommend"} <= set(out) and not (q.budget or q.monthly_budget):
         # "租云 GPU 跑满血 R1，有什么推荐": which rental holds the model, cheapest first, not a purchase ranking
         out.setdefault("rent_where", min(out["cost"], out["recommend"]))
+    if q.buy_or_rent == "compare":
+        _buy_or_rent(q, out)
+    _a_month_of_rent(q)
     costed = [out[k] for k in ("cost", "recommend") if k in out]
     # "DeepSeek-V3 的最佳配置": the model named is not its maker's API ("deepseek") unless an API word says so
     from tools.api_cost import api_mentions
@@ -167,6 +173,31 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
         out.pop("recommend", None)  # "推荐租 GPU 的网站", "recommend an EC2 instance": where, not which card to buy
     if "api" in out and "rent_where" in out:
         out.pop("rent_where")  # "租 GPU 会不会比调用 API 贵": the comparison names where it rents
+
+
+def _buy_or_rent(q: ParsedQuery, out: dict[str, int]) -> None:
+    """Buying weighed against renting leads: "should I buy a 4090 or rent one? ~3 h a day, LoRA on 7B" has chosen
+    its card, so owning it against renting it at those hours leads (not a purchase ranking), then whether the job
+    fits that card. In "购买这种高性能主机，和购买云计算服务相比，有哪些优势和劣势？" nothing is named, and
+    "高性能" and "有哪些" ask for no speed figure or card list."""
+    if len(q.gpu_mentions) <= 1 and "recommend" in out and not (q.budget or q.monthly_budget):
+        # with no card named ("租卡跑 Qwen2.5-72B 划算还是买卡划算"), the card that holds the model is priced both ways
+        at = out.pop("recommend")
+        out["cost"] = min(out.get("cost", at), at)
+        if q.model or q.params_b:
+            out.setdefault("fit", out["cost"] + 1)
+    if not (q.gpu_mentions or q.model or q.params_b):
+        asked = [out.pop(k) for k in ("speed", "catalog") if k in out]
+        if asked:
+            out["cost"] = min(out.get("cost", min(asked)), min(asked))
+
+
+def _a_month_of_rent(q: ParsedQuery) -> None:
+    """ "租一台 8 卡 A100 一个月要多少钱", "rent 8x A100 for a month": a month of rent is the cards kept up all month
+    (730 hours), not a one-month horizon at half use."""
+    one_month = q.horizon_years is not None and abs(q.horizon_years - 1 / 12) < 0.01
+    if q.buy_or_rent == "rent" and one_month and q.hours_per_month is None and q.hours_per_day is None:
+        q.hours_per_month, q.horizon_years = 730.0, None
 
 
 def _api_bill(st: _State) -> None:

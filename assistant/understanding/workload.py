@@ -165,6 +165,10 @@ def _workload_words(st: _State) -> None:
     methods = {mode: m.start() for mode in ("qlora", "lora", "full") if (m := rx[f"mode_{mode}"].search(text))}
     if "lora" in methods and "qlora" not in methods and rx["mode_quantized_base"].search(text):
         methods["qlora"] = methods.pop("lora")  # LoRA on a bitsandbytes 4-bit base is QLoRA
+    adapter = rx["mode_lora_adapter"].search(text) and not rx["mode_fine_tune"].search(text)
+    if adapter and "full" not in methods and rx["mode_inference"].search(text):
+        methods.pop("lora", None)  # "推理 llama13B + 中文lora 的 4-bit 模型": a LoRA run with the model, no training
+        methods.pop("qlora", None)
     st.modes_found = set(methods)
     q.pretrain = bool(rx["mode_pretrain"].search(text))
     serving = rx["mode_inference"].search(text) or rx["mode_run"].search(text)
@@ -244,6 +248,7 @@ def _preferences(st: _State) -> None:
     elif buys or rents:
         q.buy_or_rent = "buy" if buys else "rent"
     q.cloud_excluded = not_cloud
+    q.rented_gpu = _rented_gpu(st) if q.buy_or_rent == "compare" else None
     local = not_cloud or bool(rx["local"].search(text))
     cloud = not_buy or bool(rx["cloud"].search(text))
     if q.buy_or_rent != "compare" and local != cloud:
@@ -256,17 +261,30 @@ def _preferences(st: _State) -> None:
     q.pc_alternative = bool(rx["pc_alternative"].search(text))
     if rx["vendor_apple"].search(text) and not q.pc_alternative:
         q.vendor = "apple"  # "which Mac should I buy": the choice is among Macs
+        if q.ram_gib and not (q.gpu_mentions or q.owns_hardware or q.min_vram_gib):
+            q.min_vram_gib = q.ram_gib  # "a mac mini or similar with >= 192 GB RAM": on a Mac that is the GPU's memory
     q.asks_if_needed = bool(rx["asks_if_needed"].search(text))
     q.asks_availability = bool(rx["asks_availability"].search(text))
     q.asks_training_fit = bool(rx["asks_training_fit"].search(text))
     q.in_china = bool(rx["in_china"].search(text))
     q.interruptible = bool(rx["interruptible"].search(text))
     q.image_generation = bool(rx["image_generation"].search(text))
+    q.asks_concurrency = bool(rx["asks_concurrency"].search(text))
     q.serving = bool(rx["serving"].search(text)) and not rx["serving_personal"].search(text)
     # who asks: the first group that matches, companies before teams before individuals
     q.persona = next((who for who, words in _lex().persona if _said_now(words, text)), None)  # type: ignore[assignment]
     if q.budget is not None:
         q.budget_scope = "machine" if rx["whole_machine"].search(text) else "gpus"
+
+
+def _rented_gpu(st: _State) -> str | None:
+    """Of two cards weighed buy-or-rent, the one a rent word stands right before ("renting an H100", "租 A100")."""
+    known = [g for g in st.gpus if g.value]
+    if len({g.value for g in known}) != 2:
+        return None
+    view, rent = st.t.view, _lex().rx["rent"]
+    rented = [g.value for g in known if rent.search(view[max(0, g.start - 14) : g.start])]
+    return rented[0] if len(set(rented)) == 1 else None
 
 
 def _said_now(words: re.Pattern[str], text: str) -> bool:

@@ -98,13 +98,14 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         target_reachable=None if target is None or run.ceiling is None else target <= run.ceiling * 1.1,
         single_gpu_tokens_per_s=rounded(run.values.get("single")),
         scaling=round(run.ceiling / run.values["single"], 2) if run.ceiling and run.values.get("single") else None,
-        other_gpu=other.gpu if other else None,
+        other_gpu=other.gpu if other else run.values.get("other_gpu"),  # no model: named, with no ceiling
         other_num_gpus=run.values.get("other_n") if other else None,
         other_ceiling_tokens_per_s=rounded(run.values.get("other_ceiling")),
         other_measured_tokens_per_s=req.other_measured_tokens_per_s,
         bandwidth_ratio=run.values.get("bw_ratio"),
         measured_ratio=measured_ratio(req),
         fits=fits_of(run),
+        **_run_time(run),
         memory_per_gpu_gib=run.vram.per_gpu_gib if run.vram else None,
         memory_16bit_per_gpu_gib=run.values.get("half_need"),
         memory_one_gpu_gib=run.values.get("need_one"),
@@ -121,6 +122,26 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         calculations=run.calculations,
         assumptions=run.assumptions,
         warnings=run.warnings,
+    )
+
+
+def _run_time(run: Run) -> dict[str, float | None]:
+    """A training run's stated hours against the hours its data takes at the ceiling; with no data size known, the
+    tokens those hours cover at the ceiling (the user checks them against their dataset)."""
+    req, speed = run.req, run.speed
+    if req.mode != "training" or not req.measured_hours or not run.ceiling:
+        return {}
+    total = speed.tokens_to_train if speed is not None else None
+    implied = None if total else round(run.ceiling * req.measured_hours * 3600)
+    epochs = req.epochs if req.epochs and req.epochs > 1 else None
+    return dict(
+        measured_hours=req.measured_hours,
+        epochs=req.epochs,
+        hours_at_ceiling=speed.time_to_train_hours if speed is not None and total else None,
+        tokens_to_train=total,
+        implied_tokens=implied,
+        hours_per_epoch=round(req.measured_hours / epochs, 2) if epochs else None,
+        implied_tokens_per_epoch=round(implied / epochs) if implied and epochs else None,
     )
 
 

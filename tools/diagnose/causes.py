@@ -11,7 +11,10 @@ from tools.notes import Note, ParamValue, fields, note
 
 def _holds(cond: dict[str, list[str]], run: Run) -> bool:
     """One condition of diagnosis.yaml: symptom / engine / flags any-of, facts all-of, not_* none-of."""
-    named = {"symptom": {run.req.symptom}, "engine": {run.engine} - {None}, "flags": run.flags}
+    symptoms = {run.req.symptom}
+    if run.req.symptom == "low_util" and "far_below" in run.facts:
+        symptoms.add("slow")  # "2 tokens/s and the GPU is barely used": several times under the ceiling is slowness
+    named = {"symptom": symptoms, "engine": {run.engine} - {None}, "flags": run.flags}
     for key, have in named.items():
         if key in cond and not have & set(cond[key]):
             return False

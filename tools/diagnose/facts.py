@@ -102,6 +102,13 @@ def fill_values(run: Run, gap: float | None) -> None:
         v.update(gpu=gpu.name, cc=gpu.compute_capability, bandwidth=gpu.bandwidth_gbs, capacity=gpu.vram_gib)
         v["architecture"] = gpu.architecture
         v["reserved"] = v["util"] * gpu.vram_gib
+    if req.other_gpu and "other_gpu" not in v:  # no model: no ceiling on it, but its name and bandwidth still count
+        from tools.catalog import resolve_gpu
+
+        other, _ = resolve_gpu(req.other_gpu)
+        v.update(other_gpu=other.name, other_bandwidth=other.bandwidth_gbs)
+        if gpu is not None:
+            v["bw_ratio"] = round(other.bandwidth_gbs / gpu.bandwidth_gbs, 2)
     if run.vram is not None:
         v.update(need=run.vram.per_gpu_gib, need_total=run.vram.total_gib, kv_gib=run.vram.breakdown_gib["kv_cache"])
         v["weights_total"] = run.vram.breakdown_gib["weights"]

@@ -3,8 +3,8 @@ size), whether it fits, and what would make it fit."""
 
 from __future__ import annotations
 
-from tools.diagnose.schema import DEFAULT_CONTEXT, GGUF_ENGINES, table
-from tools.diagnose.state import Run, engine_gpus, fit_engine, offload_request, vram_of
+from tools.diagnose.schema import DEFAULT_CONTEXT, GGUF_ENGINES, TP_ENGINES, table
+from tools.diagnose.state import Run, engine_gpus, fit_engine, gpu_cc, offload_request, vram_of
 from tools.models import registry
 from tools.notes import Note, note
 from tools.offload import estimate_offload
@@ -43,6 +43,7 @@ def other_layouts(run: Run) -> None:
         if one_fits is not None:
             run.facts.add("fits_one" if one_fits else "not_fits_one")
             run.values["need_one"] = one.per_gpu_gib
+            run.values["need_one_fits"] = one.per_gpu_gib if one_fits else None  # "run it on one card"
         for n in (2, 4, 8):  # the fewest of the GPUs it fits on, when that is fewer than all of them
             if n >= req.num_gpus or one_fits is not False:
                 break
@@ -102,10 +103,12 @@ def fit_options(run: Run) -> list[Note]:
     out: list[Note] = []
     bits = resolve_precision(run.precision).bits
     kind = "gguf" if resolve_precision(run.precision).kind == "gguf" or run.engine in GGUF_ENGINES else "other"
+    kind = "served" if run.engine in TP_ENGINES else kind
     formats = [*run.req.other_precisions, *table()["smaller_formats"][kind]]  # the user's own build first
+    cc = gpu_cc(run.gpu) if run.gpu is not None and run.gpu.vendor == "nvidia" else None
     for name in formats if run.req.mode == "inference" else []:  # training: QLoRA, not another weight format
-        if resolve_precision(name).bits >= bits:
-            continue
+        if resolve_precision(name).bits >= bits or (name == "fp8" and (cc is None or cc < 8.0)):
+            continue  # FP8 weights run in vLLM from Ampere on (Marlin W8A16; native on Ada and Hopper)
         est = vram_of(run, name, run.req.num_gpus, gpu=run.req.gpu)
         if est.fit is not None and est.fit.fits:
             out.append(note("diag_opt_format", precision=name, need=est.per_gpu_gib))

@@ -90,6 +90,10 @@ class DiagnoseRequest(BaseModel):
     train_tokens: float | None = Field(
         default=None, gt=0, le=1e13, description="Training: tokens in one epoch of the dataset, when known"
     )
+    dataset_samples: int | None = Field(
+        default=None, ge=1, le=10_000_000_000, description="Training: examples in the dataset (no token count known)"
+    )
+    sample_tokens: int | None = Field(default=None, ge=1, le=1_000_000, description="Training: tokens per example")
     gpu_layers_loaded: int | None = Field(
         default=None, ge=0, le=1000, description="Layers the run's log put on the GPU ('offloaded 0/83 layers')"
     )
@@ -184,6 +188,19 @@ class DiagnoseResult(BaseModel):
     bandwidth_ratio: float | None = Field(description="Other card's memory bandwidth / this card's")
     measured_ratio: float | None = Field(description="The faster measurement / the slower one, two cards measured")
     fits: bool | None = Field(description="The job as loaded fits the GPUs")
+    measured_hours: float | None = Field(default=None, description="Training: the run's time as stated, hours")
+    epochs: float | None = Field(default=None, description="Training: the epochs the run makes")
+    hours_at_ceiling: float | None = Field(
+        default=None, description="Training: the hours the data takes at the ceiling (dataset size known)"
+    )
+    tokens_to_train: float | None = Field(default=None, description="Training: tokens in all epochs, when known")
+    hours_per_epoch: float | None = Field(default=None, description="Training: the stated hours over the epochs")
+    implied_tokens_per_epoch: float | None = Field(
+        default=None, description="Training, data size unknown: the tokens an epoch covers at the ceiling"
+    )
+    implied_tokens: float | None = Field(
+        default=None, description="Training, data size unknown: the tokens the stated hours cover at the ceiling"
+    )
     memory_per_gpu_gib: float | None
     memory_16bit_per_gpu_gib: float | None = Field(
         default=None, description="An fp32 load's need in bf16, when that fits"

@@ -135,6 +135,10 @@ def speed_args(run: Run, gpu: str, num_gpus: int) -> dict[str, Any]:
     args.update(context_tokens=run.context, batch=req.batch, parallel=parallel_kind(run) if num_gpus > 1 else None)
     if req.mode == "training":
         args.update(mode="training", method=req.method, grad_checkpointing=True)
+        data = dict(training_tokens=req.train_tokens, dataset_samples=req.dataset_samples, epochs=req.epochs)
+        if req.dataset_samples and not req.train_tokens:
+            data["sample_tokens"] = req.sample_tokens
+        args |= {k: v for k, v in data.items() if v}  # the hours the data takes, for a run time stated
     else:
         args["engine"] = speed_engine(run)
     return args
@@ -163,6 +167,9 @@ def offload_request(run: Run, gpu: bool) -> OffloadRequest:
         memory=req.memory,
         channels=req.channels,
         machine=machine_class(run),
+        # Ollama splits a model between GPU and CPU by whole layers; it has no setting that keeps a MoE's experts
+        # alone in RAM (llama.cpp's --n-cpu-moe / -ot, ktransformers), so its ceiling is the layer split's
+        strategy="layers" if run.engine == "ollama" else "auto",
     )
 
 
