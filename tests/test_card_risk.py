@@ -131,3 +131,33 @@ def test_rocm_dropped_cards_run_on_vulkan() -> None:
     r = assess_card(CardRiskRequest(gpus=["MI50"], job="buy"))
     assert r.risk == "rocm_dropped" and "Vulkan" in r.lead.render("en") and "gfx906" in r.lead.render("en")
     assert r.alternatives
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "word"),
+    [
+        ("May I ask if V100s are currently supported?", "en", "Ampere"),
+        ("V100 还支持吗？", "zh", "Ampere"),
+        ("Are 2080 Ti cards supported?", "en", "FP16"),
+        ("T4 支持吗", "zh", "FP16"),
+    ],
+)
+def test_is_a_card_supported_is_answered_with_what_still_runs_on_it(text: str, lang: str, word: str) -> None:
+    # no engine, feature or model named: the card's standing (FP16 inference yes; BF16 and FlashAttention-2 need
+    # Ampere) answers it, not its spec sheet
+    q = parse(text)
+    assert q.asks_card_support and q.intents[0] == "risk"
+    plan = make_plan(q, Scenario())
+    assert plan.calls[0].name == ToolName.ASSESS_CARD and plan.calls[0].args.get("architecture_asked")
+    assert parse("is the 3090 supported?").intents[:1] != ["risk"]  # a current card has no trap to state
+
+
+def test_an_out_of_support_card_runs_ollama_on_the_cpu() -> None:
+    # Kepler is below Ollama's and llama.cpp's 5.0 floor: they run on the CPU there, which is why it is slow
+    r = assess_card(CardRiskRequest(gpus=["K80"]))
+    assert r.risk == "unsupported" and [n.code for n in r.instead] == ["risk_do_cpu_fallback"]
+    assert "CPU" in _text(r) and "CPU" in _text(r, "zh")
+    # "[ktransformers] K80 这种老卡能用吗？跑 ollama 都很慢": the engine's tutorial model is no run of the user's, so
+    # the card's verdict leads, not a diagnosis of DeepSeek-R1 on it
+    q = parse("[kvcache-ai/ktransformers] 显卡可以用K80这种老卡不？虽然它跑ollama都很慢。。。")
+    assert q.intents[0] == "risk" and "diagnose" not in q.intents

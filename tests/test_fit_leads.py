@@ -4,23 +4,20 @@ RAM, the biggest model of a family with candidate sizes listed (issue 19, wild s
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
+from asking import ask_checked, lead_of
 
 from assistant.events import FinalEvent
 from tools.offload import OffloadRequest, estimate_offload
 
 
 def _ask(advisor, text: str) -> FinalEvent:
-    final = advisor.ask(f"t-{uuid.uuid4().hex[:8]}", text)
-    assert isinstance(final, FinalEvent)
-    assert not final.grounding.untraceable, (text, final.grounding.untraceable, final.answer)
-    return final
+    return ask_checked(advisor, text)
 
 
 def _lead(answer: str) -> str:
-    return " ".join(answer.split("\n\n")[:2])
+    return lead_of(answer, 2)
 
 
 @pytest.mark.parametrize(

@@ -4,17 +4,14 @@ asked about before buying it. Each kind answered the way an expert leads, in bot
 
 from __future__ import annotations
 
-import uuid
+from asking import ask_checked
 
 from assistant.events import FinalEvent
 from tools.diagnose import DiagnoseRequest, diagnose
 
 
 def _ask(advisor, text: str) -> FinalEvent:
-    final = advisor.ask(f"t-{uuid.uuid4().hex[:8]}", text)
-    assert isinstance(final, FinalEvent)
-    assert not final.grounding.untraceable, (text, final.grounding.untraceable, final.answer)
-    return final
+    return ask_checked(advisor, text)
 
 
 def _calls(final: FinalEvent, name: str) -> list[dict]:

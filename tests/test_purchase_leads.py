@@ -5,9 +5,8 @@ build "considering cost-efficiency" (a purchase, not a rental)."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
+from asking import ask_checked, lead_of
 
 from assistant.events import FinalEvent
 from tools.card_risk import CardRiskRequest, assess_card
@@ -15,14 +14,11 @@ from tools.gpu_search import FindGpusRequest, find_gpus
 
 
 def _ask(advisor, text: str) -> FinalEvent:
-    final = advisor.ask(f"t-{uuid.uuid4().hex[:8]}", text)
-    assert isinstance(final, FinalEvent)
-    assert not final.grounding.untraceable, (text, final.grounding.untraceable, final.answer)
-    return final
+    return ask_checked(advisor, text)
 
 
 def _lead(answer: str) -> str:
-    return answer.split("\n\n")[0]
+    return lead_of(answer)
 
 
 @pytest.mark.parametrize(

@@ -468,3 +468,19 @@ def test_a_platform_among_several_cards_is_checked_on_its_vendor() -> None:
     plan, _ = _turn("Is the AMD MI300X a good alternative to the H100 for LLM inference? How mature is ROCm?")
     assert _support_calls(plan) == [{"engine": "rocm", "gpu": "mi300x"}]
     assert plan.intents[0] == "compare"  # the comparison leads, ROCm's state follows
+
+
+def test_p2p_between_geforce_cards_is_a_caveat_with_ways_around_it() -> None:
+    # the stock driver does not enable P2P on recent GeForce cards; NCCL_P2P_DISABLE=1 or a layer split work
+    for gpu in ("RTX 4090", "RTX 3090", "rtx-4090-d"):
+        r = support("p2p", gpu)
+        assert r.verdict == "caveat" and {"sup_p2p_disable", "sup_p2p_layer_split"} <= set(codes_of(r.instead))
+    assert support("p2p", "A6000").verdict == "yes" and support("p2p", "H100").verdict == "yes"
+    q = parse("两张4090做张量并行，P2P 报错怎么办？")
+    assert "p2p" in q.support_subjects and q.intents[0] == "support"
+
+
+def test_vllm_on_volta_names_the_quantized_formats_that_run() -> None:
+    # vLLM's quantization table: GPTQ from Volta, AWQ and INT8 W8A8 from Turing
+    assert "sup_vllm_volta_quant" in codes_of(support("vllm", "V100").instead)
+    assert support("vllm", "V100", "gptq").verdict != "no" and support("vllm", "V100", "awq").verdict == "no"

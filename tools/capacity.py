@@ -11,6 +11,7 @@ system RAM stated, one bigger model is timed with CPU offload (tools/offload.py)
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -129,6 +130,12 @@ class CapacityResult(BaseModel):
     family: str | None = None
     ways: list[CapacityWay] = Field(description="The way asked first, then largest first")
     offload: OffloadResult | None = Field(default=None, description="A bigger model with CPU offload (RAM stated)")
+    family_bigger: CapacityExample | None = Field(
+        default=None,
+        description="A family asked for: its next bigger model, which does not fit even in the fewest bits sized "
+        "(`family_bigger_way`): the step up a reader weighs (Qwen3-Coder-480B beside the 30B that fits)",
+    )
+    family_bigger_way: CapacityWay | None = None
     offload_dense: OffloadResult | None = Field(
         default=None,
         description="When `offload` is a mixture of experts: the largest dense model that runs from the same RAM "
@@ -184,6 +191,7 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
     if moe:
         assumptions.append(note("capacity_moe_resident", models=", ".join(dict.fromkeys(moe))))
     offload = _offload_example(req, hw, ways, pool, inference_ctx)
+    bigger, bigger_way = _family_bigger(req, hw, ways, pool, inference_ctx) if req.family else (None, None)
     moe_offload = offload is not None and any(a.name == offload.model and a.moe for a in pool)
     dense = [a for a in pool if not a.moe]
     offload_dense = _offload_example(req, hw, ways, tuple(dense), inference_ctx, dense=True) if moe_offload else None
@@ -200,9 +208,35 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
         ways=ways,
         offload=offload,
         offload_dense=offload_dense,
+        family_bigger=bigger,
+        family_bigger_way=bigger_way,
         assumptions=assumptions,
         warnings=warnings + _way_warnings(req, hw),
     )
+
+
+def _family_bigger(
+    req: CapacityRequest, hw: _Hardware, ways: list[CapacityWay], pool: tuple[ModelArch, ...], context: int
+) -> tuple[CapacityExample | None, CapacityWay | None]:
+    """The asked family's smallest model bigger than every example that fits, sized in the fewest-bit inference
+    way (it does not fit there, or it would be an example)."""
+    low = min((w for w in ways if w.mode == "inference" and w.examples), key=lambda w: w.bits, default=None)
+    if low is None:
+        return None, None
+    shown = {e.model_id for w in ways for e in w.examples}
+    top = max(registry()[m].params for m in shown)
+    bigger = sorted((a for a in pool if a.params > 1.1 * top and a.id not in shown), key=lambda a: a.params)
+    if not bigger:
+        return None, None
+    arch = bigger[0]
+    at = min(context, arch.max_context) if arch.max_context else context
+    try:
+        r = _estimate(hw.num_gpus, _WaySpec(low.way, "inference", low.precision), at, model=arch.id)
+    except (AdvisorError, ValueError):
+        return None, None
+    if r.per_gpu_gib <= low.usable_gib_per_gpu:
+        return None, None
+    return _example(arch, r), low
 
 
 def _hardware(req: CapacityRequest) -> tuple[_Hardware, list[Note], list[Note]]:
@@ -228,7 +262,7 @@ def _hardware(req: CapacityRequest) -> tuple[_Hardware, list[Note], list[Note]]:
     old = _compute_capability(gpu) < 7.0
     gguf = named if named is not None else (gpu.segment in ("consumer", "workstation", "apple") or old)
     fp8 = bool(gpu.fp8_tflops or gpu.fp8_fp32acc_tflops)
-    bf16 = bool(gpu.bf16_tflops) or gpu.vendor == "apple"
+    bf16 = gpu.has_bf16
     return _Hardware(gpu, gpu.usable_memory_gib, req.num_gpus, gguf, bf16, fp8), assumptions, warnings
 
 
@@ -253,7 +287,9 @@ def _way_specs(req: CapacityRequest, hw: _Hardware) -> list[_WaySpec]:
         if req.precision:
             return [_WaySpec(_way_of(req.precision), "inference", req.precision)]
         eight = "q8_0" if hw.gguf else ("fp8" if hw.fp8 else "int8_wo")
-        four = "q4_k_m" if hw.gguf else "awq"
+        # vLLM's AWQ kernel needs compute capability 7.5: a V100 serves 4-bit as GPTQ (same size)
+        volta = hw.gpu is not None and _compute_capability(hw.gpu) < 7.5
+        four = "q4_k_m" if hw.gguf else ("gptq" if volta else "awq")
         specs = [_WaySpec("4bit", "inference", four), _WaySpec("8bit", "inference", eight)]
         specs.append(_WaySpec("16bit", "inference", sixteen))
         apple = hw.gpu is not None and hw.gpu.vendor == "apple"  # no bitsandbytes QLoRA on Apple silicon
@@ -304,8 +340,11 @@ def _solve_way(
     usable = usable_of(hw.capacity_gib, headroom_for(engine))
 
     def sized(**ref: object) -> VramResult | None:
+        arch = registry().get(str(ref.get("model", "")))
+        # a model never runs past its own window: Vicuna-7B (4k) is an example at 4k, not at the 8k default
+        at = min(context, arch.max_context) if arch is not None and arch.max_context else context
         try:
-            return _estimate(hw.num_gpus, spec, context, **ref)
+            return _estimate(hw.num_gpus, spec, at, **ref)
         except (AdvisorError, ValueError):
             return None
 
@@ -396,7 +435,8 @@ def _pool(family: str | None) -> tuple[tuple[ModelArch, ...], list[Note]]:
         picked = [a for a in curated if _of_family(a, key)] or own
         if picked:
             curated = picked
-            notes.append(note("capacity_family", family=family))
+            shown = picked[0].series if key.startswith("series:") and picked[0].series else family
+            notes.append(note("capacity_family", family=shown))
         else:
             notes.append(note("capacity_family_unknown", family=family))
     rank = {s: i for i, s in enumerate(series)}
@@ -405,6 +445,8 @@ def _pool(family: str | None) -> tuple[tuple[ModelArch, ...], list[Note]]:
 
 
 def _of_family(arch: ModelArch, key: str) -> bool:
+    if key.startswith("series:"):  # one generation ("series:qwen3coder", from "qwen-code" or "Qwen coder")
+        return re.sub(r"[^a-z0-9.]", "", (arch.series or "").lower()) == key.removeprefix("series:")
     return arch.family == key or (arch.series or "").startswith(key) or arch.id.startswith(key)
 
 

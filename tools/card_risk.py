@@ -327,7 +327,7 @@ def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
         return [*out, note("risk_fact_modded_warranty", gpu=spec.name)]
     if gen.get("fp16") != "tensor":
         out += [note("risk_fact_no_tensor", fp32=spec.fp32_tflops or 0.0), note("risk_fact_fp16", fp16=[_fp16(c)])]
-    if not spec.bf16_tflops:
+    if not spec.has_bf16:
         out.append(note("risk_fact_no_bf16_fa2", gpu=spec.name))
     out += _engine_facts(spec)
     out.append(note(f"risk_fact_support_{gen.get('support', 'current')}"))
@@ -393,7 +393,8 @@ def _instead(req: CardRiskRequest, c: _Card) -> list[Note]:
     if c.risk == "no_cuda_training":
         return [note("risk_do_apple_training", gpu=catalog()[table()["datacenter_reference"]].name)]
     if c.risk in ("pascal", "legacy", "unsupported"):
-        out = [note("risk_do_gguf")]
+        # a card out of every current CUDA stack runs GGUF models only on the CPU (Ollama needs 5.0+)
+        out = [note("risk_do_cpu_fallback" if c.risk == "unsupported" else "risk_do_gguf")]
         if req.job == "training":
             out.append(note("risk_do_train_small"))
         return out

@@ -138,6 +138,17 @@ class GpuSpec(BaseModel):
         """Memory the GPU can use for a model (Apple: the wired share of unified memory)."""
         return self.vram_gib * (self.gpu_memory_share or 1.0)
 
+    @property
+    def has_bf16(self) -> bool:
+        """BF16 runs natively: a BF16 rate on record, Apple silicon, or an NVIDIA card of compute capability 8.0+
+        (Ampere and later; the A10G's tensor rates are unpublished, yet it is an sm_86 card with BF16)."""
+        if self.bf16_tflops or self.vendor == "apple":
+            return True
+        try:
+            return self.vendor == "nvidia" and float(self.compute_capability or 0) >= 8.0
+        except ValueError:
+            return False
+
     def tensor_tflops(self, compute: str) -> float | None:
         """Dense tensor throughput for a compute dtype as frameworks use it (FP32 accumulate)."""
         if compute == "bf16":

@@ -250,7 +250,7 @@ def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
             best = max(with_bf16, key=lambda g: g.bf16_tflops or 0)
             diffs.append(note("gpus_most_bf16", gpu=best.name, tflops=best.bf16_tflops))
         for g in specs:
-            if not g.bf16_tflops and g.vendor != "apple":
+            if not g.has_bf16:
                 diffs.append(note("gpus_no_bf16", gpu=g.name))
             if not g.nvlink:
                 diffs.append(link_difference(g))

@@ -111,6 +111,10 @@ def match_model(typed: str) -> ModelMatch:
             # "qwen3vl-30B-A2B": the series' own 30B MoE with another active count typed (a typo, or a variant the
             # registry lacks): the registry's layout, read as that model and said so, not a rescaled copy
             return _with_format(ModelMatch(typed=typed, arch=base, how="read_as"), parts)
+        if base is not None and abs(_target_b(split_name(base.name).sizes) - _target_b(sizes)) < 0.05:
+            # "Llama-3-portuguese-Tom-cat-8b-instruct", "llama2-chinese-13b": a fine-tune at a size its series has is
+            # that model's architecture, read as it and said so (a rescaled copy would only rename it)
+            return _with_format(ModelMatch(typed=typed, arch=base, how="read_as"), parts)
         if base is not None:
             arch = scaled_arch(base, _target_b(sizes), _display(parts))
             return _with_format(ModelMatch(typed=typed, arch=arch, how="scaled", base=base.name), parts)
@@ -316,7 +320,10 @@ def _family_base(parts: NameParts) -> ModelArch | None:
         by_series: dict[str, list[ModelArch]] = {}
         for arch in rows:
             by_series.setdefault(_key(arch.series or _stem(arch.name)), []).append(arch)
-        best = max(by_series, key=lambda k: (fuzz.ratio(stem, k), max(a.released or "" for a in by_series[k])))
+        # a series the name starts with first ("llama3portuguese" is Llama 3, not the closer-spelled llama3.2vision)
+        prefix = [k for k in by_series if stem.startswith(k) and not stem[len(k) : len(k) + 1].isdigit()]
+        best = max(prefix, key=len) if prefix else None
+        best = best or max(by_series, key=lambda k: (fuzz.ratio(stem, k), max(a.released or "" for a in by_series[k])))
         rows = by_series[best]
     pool = [a for a in rows if bool(a.moe) == moe_wanted] or rows
     return min(pool, key=lambda a: (abs(math.log((a.official_params_b or a.params / 1e9) / target)), a.released or ""))

@@ -24,6 +24,7 @@ _NOISE_WORDS = (
     "gptq",
     "nvidia",
     "geforce",
+    "tesla",  # NVIDIA's datacenter brand until 2020: "Tesla A10", "tesla V100" are the A10, the V100
     "amd",
     "intel",
     "apple",

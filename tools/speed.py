@@ -197,7 +197,7 @@ def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[Note]) -> 
         warnings.append(note("cmp_no_fp8", gpu=gpu.name))
         want = "bf16"
     if want == "bf16" and not gpu.bf16_tflops:
-        if gpu.fp16_tflops:
+        if gpu.fp16_tflops and not gpu.has_bf16:
             warnings.append(note("speed_no_bf16", gpu=gpu.name))
             return "fp16"
         return "fp32-vector"

@@ -203,7 +203,7 @@ def _no_bf16(gpu_name: str, result: VramResult) -> None:
     from tools.catalog import resolve_gpu
 
     gpu, _ = resolve_gpu(gpu_name)
-    if result.precision == "bf16" and not gpu.bf16_tflops and gpu.vendor == "nvidia":
+    if result.precision == "bf16" and not gpu.has_bf16 and gpu.vendor == "nvidia":
         result.warnings.append(note("speed_no_bf16", gpu=gpu.name))
 
 

@@ -20,10 +20,12 @@ from assistant.capabilities.catalog import Catalog
 from assistant.capabilities.cheaper import CheaperWay
 from assistant.capabilities.compare import Compare
 from assistant.capabilities.cost import Cost
+from assistant.capabilities.cpu_or_gpu import CpuOrGpu
 from assistant.capabilities.diagnose import Diagnose
 from assistant.capabilities.fit import Fit, FitOption
 from assistant.capabilities.fleet import Fleet
 from assistant.capabilities.guides import Guides
+from assistant.capabilities.host import Host
 from assistant.capabilities.memory import Memory
 from assistant.capabilities.memory_formats import MemoryFormats
 from assistant.capabilities.methods_lead import MethodsLead
@@ -45,6 +47,8 @@ REGISTRY: tuple[Capability, ...] = (
     Risk(),  # an old, modified or multi-GPU card: what an expert warns about leads the answer
     Support(),  # "will X run on Y": its verdict can decide the rest of the answer
     Diagnose(),  # "why is it slow / why does it OOM": the measured number against the ceiling leads
+    CpuOrGpu(),  # "the CPU alone or a GPU, which is faster?": both speeds of one model, first
+    Host(),  # the CPU / RAM platform asked for a model run from RAM: RAM bandwidth by platform, first
     BigModel(),  # a model too big for any card: the servers, the RAM-offload way and smaller models, first
     Fleet(),  # a request rate: how many GPUs, as replicas
     CardCount(),  # "4090 需要几张": the count at 4-bit, 8-bit and as published, first

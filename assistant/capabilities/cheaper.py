@@ -33,6 +33,9 @@ _SHORT_CONTEXT = 4096
 _MIN_CONTEXT = 512  # a context shorter than this is no way to run a chat model
 _JUST_SHORT = 1.25  # a sharded full fine-tune within this of the cards offloads its optimizer rather than drop to LoRA
 _BIG_CARD = "a100-80gb-pcie"  # the widely rented 80 GB card a too-big job moves to
+# a sharded full fine-tune within this of the cards fits with 8-bit AdamW: 16 -> 6 bytes per parameter of model
+# states (tools/vram.py optimizers), less the activations and overhead that do not shrink
+_EIGHT_BIT_REACH = 2.4
 
 
 def _ladder(s: Scenario, first: VramResult, shorten: bool) -> list[Scenario]:
@@ -88,6 +91,16 @@ def _sharding_steps(s: Scenario, first: VramResult) -> list[Scenario]:
     is the cheapest change (same method, same quality); for a full fine-tune still too big sharded, DeepSpeed's
     offload_optimizer moves the optimizer states to CPU RAM (the same job at slower steps) before LoRA."""
     short = first.fit is not None and first.per_gpu_gib <= _JUST_SHORT * first.fit.usable_gib_per_gpu
+    eight_bit = first.fit is not None and first.per_gpu_gib <= _EIGHT_BIT_REACH * first.fit.usable_gib_per_gpu
+    eight_bit = eight_bit and not short and (s.optimizer or "adamw") == "adamw"
+    if first.mode == "full" and first.zero_stage == 3 and first.dp > 1 and not s.cpu_offload and eight_bit:
+        # "full fine-tune 70B on 8 x A100": 16 bytes per parameter does not fit, 6 with bitsandbytes' 8-bit AdamW
+        # (no fp32 master copy, torchtune's and LLaMA-Factory's low-memory full fine-tune) does, at the same step
+        # time; offloading the optimizer to CPU RAM is the slower way after it
+        return [
+            s.model_copy(update={"optimizer": "adamw8bit"}),
+            s.model_copy(update={"zero_stage": 3, "cpu_offload": "optimizer"}),
+        ]
     if first.mode == "full" and first.zero_stage == 3 and first.dp > 1 and not s.cpu_offload and short:
         # already sharded and only just too big ("full fine-tune 70B on 16 x H100: 76 of 72 GiB"): the optimizer
         # states to CPU RAM is the same full fine-tune, slower, before LoRA; far too big, LoRA is the answer

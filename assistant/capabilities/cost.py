@@ -12,8 +12,10 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
 from tools.catalog import resolve_gpu
+from tools.errors import AdvisorError
 from tools.notes import label as tool_label
 from tools.notes import money, note, render_all
+from tools.rent import RentRequest, RentResult, rent_providers
 from tools.tco import TcoResult, has_purchase_price
 
 
@@ -54,8 +56,12 @@ def verdict(
         )
         return
     if not hours_stated and be is not None and be <= 730:
+        # buying that pays only at 12+ busy hours a day is a card run round the clock: the verdict is to rent
+        near_always_on = od.break_even_hours_per_day >= 12
         w.say(
-            "tco_verdict_occasional" if occasional else "tco_verdict_threshold",
+            "tco_verdict_occasional"
+            if occasional
+            else ("tco_verdict_threshold_rent" if near_always_on else "tco_verdict_threshold"),
             n=rent_n if occasional else r.num_gpus,
             gpu=rent_gpu if occasional else r.gpu,
             hours=be,
@@ -120,12 +126,58 @@ def tco_lines(
     w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
+def _stand_in(ctx: PlanContext, gid: str, count: int) -> dict[str, Any]:
+    """A card with no rental on record (a DGX Spark, a Mac, a new consumer card) is weighed against renting the
+    cheapest card that runs the same job: the one that holds the named model, else the cheapest with at least its
+    memory (one card when one is listed, else several). Nothing when the card itself rents."""
+    s = ctx.scenario
+    cur = s.currency or "USD"
+    own = rent_providers(RentRequest(gpu=gid, num_gpus=count, currency=cur))
+    if own.offers:
+        return {}
+    offer = None
+    if s.model or s.params_b:
+        ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
+        mode = s.mode if s.mode in ("inference", "full", "lora", "qlora") else "inference"
+        try:
+            offer = next(iter(rent_providers(RentRequest(**ref, mode=mode, currency=cur)).offers), None)
+        except AdvisorError:
+            offer = None
+    if offer is None:
+        single = [o for o in own.alternatives if o.num_gpus == 1]
+        offer = min(single, key=lambda o: o.price_per_hour) if single else next(iter(own.alternatives), None)
+    if offer is None:
+        return {}
+    memory = resolve_gpu(gid)[0].vram_gib * count
+    ctx.notes.append(
+        note("tco_stand_in", gpu=resolve_gpu(gid)[0].name, n=offer.num_gpus, alt=offer.gpu, gib=memory)
+        if not (s.model or s.params_b)
+        else note("tco_stand_in_model", gpu=resolve_gpu(gid)[0].name, n=offer.num_gpus, alt=offer.gpu)
+    )
+    return {"rent_gpu": offer.gpu_id, "rent_num_gpus": offer.num_gpus}
+
+
 def _first_card_question(parsed: ParsedQuery) -> bool:
     """Buy vs rent asked by one person with nothing named: a first 24 GB card answers it. A team's cards depend on
     its workload (ask which), and "how do I save when renting?" is a how-to the guides answer."""
     if parsed.buy_or_rent == "buy" or parsed.persona in ("team", "company"):
         return False
     return not (parsed.advice and parsed.buy_or_rent == "rent")
+
+
+def _trains_on_rent(turn: Turn) -> bool:
+    """A training job where renting stays on the table (the verdict is not to buy): a rented instance can be
+    restarted or reclaimed mid-run, so the answer says how not to lose the run (no rental listing says it here)."""
+    p = turn.parsed
+    if not (p.focus == "training" or any(j != "inference" for j in p.jobs)) or turn.results(RentResult):
+        return False
+    for out in turn.outcomes:
+        r = out.result
+        if out.call.owner == "cost" and isinstance(r, TcoResult):
+            od = next((o for o in r.rent if o.kind == "on_demand"), None)
+            if od is not None and ("utilization" not in out.call.args or od.total <= r.buy_total):
+                return True
+    return False
 
 
 class Cost(Capability):
@@ -182,6 +234,8 @@ class Cost(Capability):
                 # say what to give instead of showing the tool's error
                 ctx.notes.append(note("tco_needs_price", gpu=resolve_gpu(gid)[0].name))
                 continue
+            if not rented and "cloud_price_per_gpu_hour" not in args:
+                args |= _stand_in(ctx, gid, count)  # "buy a DGX Spark or rent?": no rental of it on record
             ctx.add(self.intent, ToolName.CALCULATE_TCO, **args)
 
     @staticmethod
@@ -219,6 +273,10 @@ class Cost(Capability):
             if o.call.owner == self.intent and isinstance(o.result, TcoResult):
                 stated = "utilization" in o.call.args  # the user's hours, or a 50% default
                 tco_lines(w, o.result, stated, turn.parsed.interruptible, turn.parsed.occasional_use)
+        if _trains_on_rent(turn):
+            w.bullets(
+                "rent_tips_head", [note("rent_tip_checkpoint").render(w.lang), note("rent_tip_shutdown").render(w.lang)]
+            )
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, TcoResult):

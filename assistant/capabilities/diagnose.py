@@ -18,6 +18,7 @@ from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
+from tools.catalog import catalog
 from tools.diagnose import DiagnoseResult
 from tools.notes import render_all
 from tools.precision import resolve_precision
@@ -48,7 +49,10 @@ def _num(x: float) -> str:
 
 def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
     """diagnose arguments: the scenario's model and hardware plus what this message reports."""
-    s = s.model_copy(update={"gpu": _own_gpu(q) or s.gpu})
+    slower = _slower_card(q)
+    gpu = slower or _own_gpu(q) or s.gpu
+    count = (q.gpu_counts.get(slower) or 1) if slower else s.num_gpus
+    s = s.model_copy(update={"gpu": gpu, "num_gpus": count, "model": _measured_model(s, q)})
     args = _job_args(s, q)
     for arg, value in (("precision", s.precision), ("context_tokens", s.context_tokens), ("batch", s.batch)):
         if value:
@@ -59,8 +63,10 @@ def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
         args["precision"] = max(q.precisions_mentioned, key=lambda p: resolve_precision(p).bits)
         args["other_precisions"] = [p for p in q.precisions_mentioned if p != args["precision"]]
     elif len(q.precisions_mentioned) > 1 and s.mode not in _TRAINING:
-        # "slow with f16 or q8_0": the lightest named is the best case, and the one its log shows
-        args["precision"] = min(q.precisions_mentioned, key=lambda p: resolve_precision(p).bits)
+        # "slow with f16 or q8_0": the lightest named is the best case, and the one its log shows; with the machine's
+        # RAM stated ("4-bit and Q2_K both crawl, 256G RAM") the heaviest, whose fit in that RAM decides the speed
+        pick = max if s.ram_gib and q.symptom in (None, "slow", "cpu_fallback") else min
+        args["precision"] = pick(q.precisions_mentioned, key=lambda p: resolve_precision(p).bits)
     if s.mode in _TRAINING or q.measured_seconds_per_step:
         args |= {"mode": "training", "method": s.mode if s.mode in _TRAINING else "lora"}
     engine = _engine(s, q)
@@ -100,6 +106,16 @@ def _engine(s: Scenario, q: ParsedQuery) -> str | None:
     return engine or (s.engine if s.engine not in (None, "training") else None)
 
 
+def _measured_model(s: Scenario, q: ParsedQuery) -> str | None:
+    """Of two models named, the one the first speed is about: "7 tokens/s, is that normal? qwen-7b-chat does 60+ on
+    the same card ... Qwen-14B-Chat-Int4": the other model has its own speed, so the question is the one without."""
+    owned = {m for m in q.measured_speed_models if m}
+    if not q.measured_speed_models or q.measured_speed_models[0] is not None or s.model not in owned:
+        return s.model
+    rest = [m for m in q.models_mentioned if m not in owned]
+    return rest[0] if len(rest) == 1 else s.model
+
+
 def _own_gpu(q: ParsedQuery) -> str | None:
     """Of two cards named, the one the user calls theirs ("别人的 2080 Ti 比我的 3090 快", "faster than my 3090")."""
     if len(q.gpu_mentions) < 2:
@@ -110,6 +126,39 @@ def _own_gpu(q: ParsedQuery) -> str | None:
         if mine and re.search(mine, q.text, re.I):
             return gpu
     return None
+
+
+# "slower on the DGX Spark than on my Mac", "3060 比 4090 慢": the card after "than" / "比" is the one measured against
+_THAN = re.compile(r"(?:\bthan|比)\s*(?P<ref>[^,，。.;；?？!！]{1,40})", re.I)
+
+
+def _slower_card(q: ParsedQuery) -> str | None:
+    """Of two cards said to differ in speed with no speeds given, the slower one: the card after "than" / "比" is
+    the reference, slower or faster as the comparative word says ("A 比 B 慢": A; "faster on B than on A": A)."""
+    if q.symptom != "slow" or q.measured_speeds or q.measured_tokens_per_s is not None or len(q.gpu_mentions) != 2:
+        return None
+    m = _THAN.search(q.text)
+    if m is None:
+        return None
+    fragment = m.group("ref").lower()
+    ref = next((g for g in q.gpu_mentions if _named_in(g, fragment)), None)
+    if ref is None:
+        return None
+    other = next(g for g in q.gpu_mentions if g != ref)
+    before = re.split(r"[,，。.;；?？!！]", q.text[max(0, m.start() - 80) : m.start()])[-1].lower()  # its clause
+    after = fragment
+    word = "slower" if "slower" in before else "faster" if "faster" in before else None
+    if m.group(0).startswith("比"):
+        word = "slower" if "慢" in after else "faster" if "快" in after else None
+    if word is None:
+        return None
+    return other if word == "slower" else ref
+
+
+def _named_in(gpu_id: str, fragment: str) -> bool:
+    spec = catalog().get(gpu_id)
+    names = [gpu_id, *(spec.aliases if spec else [])]
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(n.lower())}(?![0-9])", fragment) for n in names)
 
 
 def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
@@ -262,6 +311,23 @@ def _two_cards_plain(w: Writer, r: DiagnoseResult) -> bool:
     return True
 
 
+def _two_cards_unmeasured(w: Writer, r: DiagnoseResult) -> bool:
+    """One card said to be slower than another on the same job, no speeds or model given ("Ollama is slower on
+    the DGX Spark than on a Mac Studio M3 Ultra, bug?"): their memory bandwidth says whether the hardware explains
+    it. The card the diagnosis is about (the first named, or the user's) is the one reported slower."""
+    gbs_a, gbs_b = r.gpu_bandwidth_gbs, r.other_bandwidth_gbs
+    if r.symptom != "slow" or r.mode == "training" or not (gbs_a and gbs_b and r.gpu and r.other_gpu):
+        return False
+    if r.measured_tokens_per_s or r.other_measured_tokens_per_s:
+        return False
+    cards = dict(slow=r.gpu, slow_gbs=gbs_a, fast=r.other_gpu, fast_gbs=gbs_b)
+    if gbs_b > gbs_a * _SAME_RATIO:
+        w.say("diag_lead_two_cards_bandwidth", ratio=gbs_b / gbs_a, **cards)
+    else:
+        w.say("diag_lead_two_cards_bandwidth_inverted", **cards)
+    return True
+
+
 # The lead already says what these causes say: no second sentence naming them
 _SAID_BY_LEAD = {"does_not_fit", "fits_but_oom", "vllm_preallocates"}
 
@@ -277,25 +343,30 @@ def _head(w: Writer, r: DiagnoseResult, skip: set[str] = _SAID_BY_LEAD) -> str |
 _MEMORY_CAUSES = ("fp32_default_load", "mps_fp32", "vllm_preallocates", "reference_example_kv")
 
 
-def _memory_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
+def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> set[str] | None:
     """An out-of-memory or a memory surprise: what the job needs against the card, or vLLM's preallocation. The
     causes the sentence already states come back (None: no memory lead)."""
     precision = w.label("format", r.precision or "")
     first = r.causes[0].id if r.causes else None
     ids = {c.id for c in r.causes}
+    weights = memory.breakdown_gib.get("weights") if memory is not None else None
     if r.symptom == "oom" and r.memory_per_gpu_gib is not None and r.fits is not None and r.usable_gib_per_gpu:
-        memory = dict(need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
+        need = dict(need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
         if first in ("fp32_default_load", "mps_fp32") and r.memory_16bit_per_gpu_gib and not r.fits:
-            w.say("diag_lead_oom_fp32", model=r.model, half=r.memory_16bit_per_gpu_gib, **memory)
+            w.say("diag_lead_oom_fp32", model=r.model, half=r.memory_16bit_per_gpu_gib, **need)
             return {first}
         if "one_gpu_loaded" in ids and r.memory_one_gpu_gib:
-            w.say("diag_lead_oom_one_gpu", n=r.num_gpus, one=r.memory_one_gpu_gib, **memory)
+            # the weights in all, when known: what the user's own sum ("the model is 18G") is set against
+            key, more = (
+                ("diag_lead_oom_one_gpu_weights", {"weights": weights}) if weights else ("diag_lead_oom_one_gpu", {})
+            )
+            w.say(key, n=r.num_gpus, one=r.memory_one_gpu_gib, gpu=r.gpu, **more, **need)
             return {"one_gpu_loaded"}
         card = "" if r.gpu else "_card"  # no GPU named, its memory stated ("24G 的卡", an OOM log)
         if r.fits:
-            w.say("diag_lead_oom_fits" + card, gpu=r.gpu, **memory)
+            w.say("diag_lead_oom_fits" + card, gpu=r.gpu, **need)
         else:
-            w.say("diag_lead_oom_not_fits" + card, model=r.model, precision=precision, gpu=r.gpu, **memory)
+            w.say("diag_lead_oom_not_fits" + card, model=r.model, precision=precision, gpu=r.gpu, **need)
         return set()
     if first == "vllm_preallocates":
         _lead_vllm(w, r)
@@ -308,10 +379,10 @@ def _memory_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
     return None
 
 
-def _lead(w: Writer, r: DiagnoseResult) -> None:
+def _lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> None:
     """The verdict first (the measured number against the ceiling, or the memory against what the job needs), then
     the most likely cause in one sentence."""
-    said = _verdict_lead(w, r)
+    said = _verdict_lead(w, r, memory)
     if said is not None:
         head = _head(w, r, _SAID_BY_LEAD | said)
         if head:
@@ -322,10 +393,10 @@ def _lead(w: Writer, r: DiagnoseResult) -> None:
         w.say("diag_lead_generic")
 
 
-def _verdict_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
+def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> set[str] | None:
     """The verdict sentence, when there is a number to state it with, and the causes it already states (None: no
     number to lead with)."""
-    said = _memory_lead(w, r)
+    said = _memory_lead(w, r, memory)
     if said is not None:
         return said
     if r.symptom == "slow_load":
@@ -335,7 +406,7 @@ def _verdict_lead(w: Writer, r: DiagnoseResult) -> set[str] | None:
         w.say("diag_lead_multi_gpu", n=r.num_gpus, gpu=r.gpu, scaling=r.scaling, ceiling=ceiling, single=single)
         return set()
     if r.verdict == "no_ceiling" or r.ceiling_tokens_per_s is None:
-        return set() if _two_cards_plain(w, r) else None
+        return set() if _two_cards_plain(w, r) or _two_cards_unmeasured(w, r) else None
     if not _two_cards(w, r):
         _speed_verdict(w, r)
         if r.ceiling_source == "offload" and r.verdict in ("at_ceiling", "not_measured"):
@@ -415,7 +486,7 @@ def diagnose_lines(
 ) -> None:
     """Verdict, causes with their fixes, the memory as loaded (for a memory problem), the comparison on one card,
     sources, assumptions."""
-    _lead(w, r)
+    _lead(w, r, memory)
     if r.causes:
         lines = [
             w.t("diag_cause_line", i=i, why=c.why.render(w.lang), fix=c.fix.render(w.lang))
@@ -427,7 +498,11 @@ def diagnose_lines(
         key = "diag_no_cause_training" if training else "diag_no_cause"
         if training and r.implied_tokens:
             key = "diag_no_cause_training_hours"  # no data size: no gap known, what would make one
-        w.say(key if r.measured_tokens_per_s or r.implied_tokens else "diag_no_cause_unmeasured")
+        if r.symptom == "oom" and r.model is None:
+            key = "diag_no_cause_oom"  # no model to size: what an out-of-memory is made of, and what to lower
+        elif not (r.measured_tokens_per_s or r.implied_tokens):
+            key = "diag_no_cause_unmeasured"
+        w.say(key)
     if memory is not None and r.symptom in ("oom", "memory_high"):
         memory_lines(w, memory, detail=False, lead=False)  # where the memory goes: weights, KV cache, overhead
     if r.single_gpu_tokens_per_s and r.num_gpus > 1 and r.gpu and r.symptom != "multi_gpu_slower":

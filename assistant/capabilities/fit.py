@@ -132,6 +132,10 @@ def _concurrency_lead(w: Writer, turn: Turn) -> None:
         context=r.memory_at_answer.context_tokens,
         usable=r.usable_gib_per_gpu,
     )
+    from tools.precision import resolve_precision
+
+    if resolve_precision(r.best_precision).bits > 4:
+        w.say("fit_concurrency_levers")
 
 
 def _published_line(w: Writer, turn: Turn, sized: list[VramResult]) -> None:

@@ -15,11 +15,17 @@ from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall, Tu
 from assistant.capabilities.workload import speed_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import money, render_all
+from tools.notes import money, note, render_all
 from tools.rent import RentResult
 from tools.speed import SpeedResult
 
 _PER_TOKENS = 10_000_000  # without a dataset size: the price of 10M training tokens (about one Alpaca epoch)
+# Pretraining with no token count: the compute-optimal budget of about 20 tokens per parameter (Hoffmann et al.
+# 2022, "Training Compute-Optimal Large Language Models", arXiv:2203.15556), what "train a 1B model" usually means
+_PRETRAIN_TOKENS_PER_PARAM = 20
+# Pretraining with no card named: priced on the datacenter card it is usually rented on, against the consumer card
+# people ask about ("can I do it on a consumer GPU?"): the hours on each say which is practical
+PRETRAIN_CARDS = ["a100-80gb-sxm", "rtx-4090"]
 
 
 def is_job_question(ctx: PlanContext) -> bool:
@@ -27,7 +33,8 @@ def is_job_question(ctx: PlanContext) -> bool:
     is the question."""
     s, parsed = ctx.scenario, ctx.parsed
     training = (s.mode or "inference") != "inference"
-    job = s.cloud_price or parsed.asks_time or s.dataset_tokens or s.dataset_samples  # a price, or a run to price
+    # a price, a run to price, or a pretraining run (its cost is the question: "what does training a 1B model cost?")
+    job = s.cloud_price or parsed.asks_time or s.dataset_tokens or s.dataset_samples or parsed.pretrain
     return training and ctx.has_model and bool(job) and parsed.buy_or_rent != "compare"
 
 
@@ -37,9 +44,32 @@ def plan_job(ctx: PlanContext, owner: str, names: list[str]) -> None:
         count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
         args = speed_args(s.model_copy(update={"gpu": gid, "num_gpus": count}))
         if not any(k in args for k in ("training_tokens", "dataset_samples")):
-            args["training_tokens"] = _PER_TOKENS
+            args["training_tokens"] = _pretrain_tokens(ctx) or _PER_TOKENS
         ctx.add(owner, ToolName.ESTIMATE_SPEED, **args)
     ctx.second_round.append(owner)
+
+
+def _pretrain_tokens(ctx: PlanContext) -> int | None:
+    """A pretraining run's tokens when none were said: ~20 per parameter, stated in the answer's notes."""
+    s = ctx.scenario
+    if not ctx.parsed.pretrain:
+        return None
+    params_b = s.params_b
+    if params_b is None and s.model:
+        from tools.errors import AdvisorError
+        from tools.model_match import match_model
+
+        try:
+            params_b = match_model(s.model).arch.official_params_b  # "Mistral 1b": a scaled layout says its size
+        except AdvisorError:
+            return None
+    if not params_b:
+        return None
+    tokens = int(params_b * 1e9 * _PRETRAIN_TOKENS_PER_PARAM)
+    note_ = note("pretrain_tokens_assumed", tokens_b=tokens / 1e9, per_param=_PRETRAIN_TOKENS_PER_PARAM)
+    if note_ not in ctx.notes:
+        ctx.notes.append(note_)
+    return tokens
 
 
 def job_calls(plan: Plan, outcomes: list[Outcome], owner: str) -> list[ToolCall]:
@@ -87,8 +117,11 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
             "hours": speed.time_to_train_hours,
             "cost": money(first.job_cost, cur),
         }
-        per_tokens = not (s.dataset_tokens or s.dataset_samples)  # no dataset named: the 10M-token yardstick
-        w.say("job_cost_per_tokens" if per_tokens else "job_cost_run", **fields)
+        # no dataset named: the 10M-token yardstick (a pretraining run is priced whole, for its assumed tokens)
+        per_tokens = not (s.dataset_tokens or s.dataset_samples or turn.parsed.pretrain)
+        pretrain = turn.parsed.pretrain and speed.method == "full"
+        fields["unit"] = w.label("job_cost_unit", "one" if speed.num_gpus == 1 else "many")
+        w.say("job_cost_pretrain" if pretrain else "job_cost_per_tokens" if per_tokens else "job_cost_run", **fields)
         cheaper = [o for o in rent.offers if not o.yours and o.job_cost is not None and o.job_cost < first.job_cost]
         if first.yours and cheaper:
             o = cheaper[0]

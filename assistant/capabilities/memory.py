@@ -101,7 +101,10 @@ def verdict(
         headroom = headroom_for(engine)
         fits = fits_capacity(r.per_gpu_gib, capacity_gib, headroom)
         key = "fits_capacity" if fits else "not_fits_capacity"
-        w.say(key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine))
+        if not fits and r.mode != "inference" and r.per_gpu_gib <= capacity_gib:
+            # "20G 够吗" for 19.3 GiB: inside the card, not inside the margin a run needs; tight, and how to get room
+            key = "tight_capacity_training"
+        w.say(key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine), need=r.per_gpu_gib)
 
 
 def sharded_only(r: VramResult) -> float | None:
@@ -208,6 +211,8 @@ def hardware_lines(
     # "can I FULL fine-tune it on my cards?": a method the user named that does not fit is answered no first,
     # then the method that does ("yes with QLoRA" leads only when the message named no method or the same one)
     insisted = way is not None and turn.parsed.mode == first.mode != way[1].mode
+    # the same for a format named ("unquantized", "in bf16"): no in that format first, then the one that fits
+    insisted = insisted or (way is not None and turn.parsed.precision == first.precision != way[1].precision)
     owned = turn.parsed.owns_hardware and not turn.parsed.asks_gpu_count
     if insisted:
         verdict(w, first, stated=True, owned=owned)
@@ -257,7 +262,10 @@ def _ram_lead(w: Writer, turn: Turn) -> bool:
     s = turn.plan.scenario
     if not (s.ram_gib or turn.parsed.ram_plenty or turn.parsed.offload_engine):  # ktransformers: RAM is the plan
         return False
+    named = turn.parsed.precision  # "非量化版本能跑吗": a split in another format answers a different question
     for i, o in turn.results(OffloadResult):
+        if named and resolve_precision(o.precision).name != resolve_precision(named).name:
+            continue
         if i not in turn.shown and o.strategy != "gpu_only" and o.fits_in_ram is not False:
             turn.shown.add(i)
             offload_lines(w, o)
@@ -293,6 +301,8 @@ def way_label(w: Writer, asked: VramResult, way: VramResult) -> str:
 
 
 def _way_change(w: Writer, asked: VramResult, way: VramResult) -> str:
+    if way.mode == asked.mode == "full" and _optimizer(way) == "adamw8bit" != _optimizer(asked):
+        return w.t("way_8bit_optimizer")
     if way.mode == asked.mode == "full" and way.cpu_offload_gib and not asked.cpu_offload_gib and asked.zero_stage == 3:
         return w.t("way_offload", ram=way.cpu_offload_gib)
     if way.mode == asked.mode != "inference" and way.zero_stage == 3 and asked.zero_stage < 3 and asked.dp > 1:
@@ -306,8 +316,9 @@ def _way_change(w: Writer, asked: VramResult, way: VramResult) -> str:
         return w.t("way_method", method=w.label("method", way.mode), precision=way.precision)
     if way.precision != asked.precision and not (way.mode == "qlora" and _fused(way)):  # fused QLoRA: said below
         if way.mode == "inference" and way.context_tokens < asked.context_tokens:
-            return w.t("way_precision_context", precision=way.precision, context=way.context_tokens)
-        return w.t("way_precision", precision=way.precision)
+            fmt = w.label("format", way.precision)  # "4-bit (AWQ)": the bits a reader looks for, then the name
+            return w.t("way_precision_context", precision=fmt, context=way.context_tokens)
+        return w.t("way_precision", precision=w.label("format", way.precision))
     if way.mode != "inference" and (way.context_tokens != asked.context_tokens or _fused(way)):
         key = "way_sequence_fused" if _fused(way) else "way_sequence"
         if way.context_tokens == asked.context_tokens:
@@ -317,6 +328,12 @@ def _way_change(w: Writer, asked: VramResult, way: VramResult) -> str:
         )
         return w.t(key + ("_8bit" if _fused(way) and eight_bit else ""), context=way.context_tokens)
     return w.t("way_context", context=way.context_tokens)
+
+
+def _optimizer(r: VramResult) -> str | None:
+    """The optimizer a full fine-tune was sized with (adamw, adamw8bit, ...)."""
+    value = next((a.params.get("optimizer") for a in r.assumptions if a.code == "vram_full_states"), None)
+    return str(value) if value else None
 
 
 def _fused(r: VramResult) -> bool:

@@ -77,7 +77,10 @@ def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
     """Each method's estimate once, in the order the lead names them, on the user's cards (or one card when they
     named a card size, or the card each needs when they named neither); empty when the lead does not apply."""
     q, s = turn.parsed, turn.plan.scenario
-    if _NOT_HERE & set(turn.plan.intents) or q.symptom:
+    # an OOM report is answered method by method ("单卡训不了?": full does not fit, LoRA does), unless the user set
+    # a ZeRO stage: then the same method sharded differently leads (cheaper.py)
+    oom_by_method = q.symptom == "oom" and s.zero_stage is None
+    if _NOT_HERE & set(turn.plan.intents) or (q.symptom and not oom_by_method):
         return []
     unspecified = q.fine_tune_unspecified and not q.mode
     capacity = q.stated_capacity_gib if not s.gpu else None

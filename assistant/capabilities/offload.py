@@ -32,7 +32,7 @@ def offload_lines(w: Writer, r: OffloadResult, lead_key: str = "offload_line") -
     w.say(
         "offload_gpu_only" if r.strategy == "gpu_only" else lead_key,
         model=r.model,
-        precision=r.precision,
+        precision=r.precision.upper(),  # Q4_K_M, MXFP4: a format as engineers write it
         where=where,
         n=r.num_gpus,
         gpu=r.gpu,

@@ -15,7 +15,8 @@ from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.cost import verdict as tco_verdict
-from assistant.capabilities.job_cost import is_job_question, job_calls, job_lines, plan_job
+from assistant.capabilities.job_cost import PRETRAIN_CARDS, is_job_question, job_calls, job_lines, plan_job
+from assistant.capabilities.keep_local import keep_local_lead, owned_card, plan_owned
 from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
@@ -104,10 +105,17 @@ class Rent(Capability):
         base, provider = _base_args(s), s.rent_provider
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu and not ctx.has_model else [])
         if is_job_question(ctx) and not names:
-            names = _cheapest_card_for(s)  # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it
+            # "what does pretraining a 1B model cost?": on a rented datacenter card and on a consumer one
+            names = (
+                list(PRETRAIN_CARDS) if parsed.pretrain else _cheapest_card_for(s)
+            )  # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it
         if names and is_job_question(ctx):
             plan_job(ctx, self.intent, names)  # "租一张 4090 微调 Qwen2.5-7B 要花多少钱": the job, priced
             return
+        owned = owned_card(parsed)
+        if owned and names:
+            plan_owned(ctx, owned)  # "my 3080, or move to a cloud L4?": what the owned card runs; it is not rented
+            names = [g for g in names if g != owned]
         if names:
             for gid in names:
                 count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
@@ -184,6 +192,8 @@ class Rent(Capability):
     def phase(self, turn: Turn) -> int:
         """First when the price was asked before the sizing ("what does fine-tuning X cost?": the hourly price of
         the card it needs leads, the memory per method backs it)."""
+        if owned_card(turn.parsed):
+            return -3  # keep the owned card or rent: the verdict leads, what each card runs follows
         order = turn.plan.intents
         if "memory" in order and self.intent in order and order.index(self.intent) < order.index("memory"):
             return -2
@@ -193,6 +203,9 @@ class Rent(Capability):
         if turn.own(self.intent, SpeedResult):
             job_lines(w, turn, self.intent)  # a training job priced where it rents
             return
+        owned = owned_card(turn.parsed)
+        if owned:
+            keep_local_lead(w, turn, owned)
         results = turn.own(self.intent, RentResult)
         filtered = [r for r in results if r.provider]
         everywhere = [r for r in results if not r.provider]

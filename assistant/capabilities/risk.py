@@ -121,6 +121,8 @@ class Risk(Capability):
         sizing = {"fit", "memory", "speed"} & set(intents)
         if sizing and (p.model or p.params_b) and _job_of(turn) != "training":
             return 1
+        if sizing and (p.model or p.params_b) and p.asks_gpu_count:
+            return 1  # "几张 V100 才能全参微调 llama2-7b": the count leads a training question too; the traps follow
         s = turn.plan.scenario
         if sizing and p.symptom == "oom" and (s.model or s.params_b):
             return 1  # "ZeRO-2 on 8 V100s still OOMs": what it takes to fit leads; the card's traps follow

@@ -49,11 +49,21 @@ def _other_methods(ctx: PlanContext) -> list[str]:
     return []
 
 
+def _recommend_without_method(ctx: PlanContext) -> bool:
+    """What to buy for a fine-tune of a named model with no method and no card named."""
+    q = ctx.parsed
+    alone = not {"compare", "diagnose"} & set(ctx.intents) and not set(ctx.intents) & set(_SIZING)
+    buying = bool({"recommend", "build"} & set(ctx.intents))
+    return buying and alone and q.fine_tune_unspecified and not q.mode and not ctx.scenario.gpu
+
+
 class Training(Capability):
     intent = "training"
     cites_guides = False
 
     def active(self, turn: Turn) -> bool:
+        if _oom_levers_due(turn) or (turn.plan.scenario.mode in _TRAINING and _model_parallel_asked(turn)):
+            return True
         main = first_vram(turn.outcomes)
         if main is None or main.mode not in _TRAINING:
             return super().active(turn)
@@ -65,10 +75,19 @@ class Training(Capability):
         answers it; otherwise after the memory figures."""
         main = first_vram(turn.outcomes)
         ram_asked = "ram" in turn.parsed.intents or turn.parsed.asks_host_ram
+        if not set(turn.plan.intents) & set(_SIZING):
+            return 1  # what to buy for a fine-tune: full fine-tuning's cost follows the cards recommended
         return -1 if main is not None and main.cpu_offload_gib and ram_asked else self.render_phase
 
     def plan(self, ctx: PlanContext) -> None:
         s = ctx.scenario
+        if s.mode in _TRAINING and ctx.has_model and _recommend_without_method(ctx):
+            # "微调 Qwen2.5-72B 需要什么硬件配置": the cards to buy are for LoRA / QLoRA (recommend.py sizes both);
+            # full fine-tuning's memory and the count of 80 GB cards it needs says what the other choice costs
+            job = s.model_copy(update={"mode": "full", "precision": None})
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(job))
+            ctx.second_round.append(self.intent)
+            return
         if s.mode not in _TRAINING or not ctx.has_model or not set(ctx.intents) & set(_SIZING):
             return
         if {"compare", "recommend", "diagnose"} & set(ctx.intents):
@@ -113,6 +132,8 @@ class Training(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         main = first_vram(turn.outcomes)
+        if any(o.result is main and o.call.owner == self.intent for o in turn.outcomes):
+            main = None  # only this capability sized the job (what to buy for a fine-tune): every method is shown
         own = turn.own_indexed(self.intent, VramResult)
         for i, r in own:
             if r.fit is None:
@@ -133,6 +154,10 @@ class Training(Capability):
         items = [x for x in items if x]
         if items:
             w.say("methods_line", items=("；" if w.lang == "zh" else "; ").join(items))
+        if _oom_levers_due(turn):
+            w.say("oom_levers")
+        if turn.plan.scenario.mode in _TRAINING and _model_parallel_asked(turn):
+            w.say("training_tp_pp")
 
     def records(self, tool: ToolName) -> bool:
         return False  # other methods and settings: examples, not the scenario
@@ -200,6 +225,21 @@ def _oom_variants(turn: Turn) -> list[VramResult]:
         return []
     own = turn.own("training", VramResult)
     return [r for r in own if r.fit is not None and r.mode == main.mode and r.model == main.model]
+
+
+def _model_parallel_asked(turn: Turn) -> bool:
+    """A training question that names tensor or pipeline parallelism ("TP 8 OOMs", "best TP/PP configuration"):
+    the sizes here are ZeRO-3's, so the answer says how TP x PP relates to them."""
+    return bool({"tensor parallel", "pipeline parallel"} & set(turn.parsed.concept_terms))
+
+
+def _oom_levers_due(turn: Turn) -> bool:
+    """A fine-tune that ran out of memory ("OOM at step 8000", "ran out of VRAM on my 24GB card"): whatever the
+    verdict, the settings that set its peak (sequence length, micro-batch, checkpointing, optimizer) are what the
+    user changes next. Not when oom_fits_lead already names them, nor when diagnose explains the failure."""
+    if turn.parsed.symptom != "oom" or turn.plan.scenario.mode not in _TRAINING or _oom_variants(turn):
+        return False
+    return not any(o.call.name == ToolName.DIAGNOSE for o in turn.outcomes)
 
 
 def _offload_ram(w: Writer, main: VramResult, ram_gib: float | None) -> None:

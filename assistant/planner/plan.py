@@ -17,6 +17,7 @@ from assistant.understanding import ParsedQuery
 from tools.advice import concurrent_from_users, concurrent_share, image_generation_min_gib
 from tools.notes import Note, note
 from tools.prices import tco_defaults
+from tools.sizing import engine_key
 
 _WORKLOAD_SLOTS = ("mode", "precision", "kv_dtype", "context_tokens", "batch")
 # Slots copied from the message onto the scenario whenever the message states them.
@@ -81,6 +82,8 @@ _ASKS_FOR_A_NAME = ("need_model", "need_gpu", "unknown_model", "need_purpose")
 # When the planner has to ask, it offers the usual answers as one-click replies (the three questions).
 _ASK_REPLIES = {"need_model": ["models"], "need_gpu": ["gpus"], "need_purpose": ["purpose"]}
 _FLOAT_BASES = ("bf16", "fp16", "fp32")
+# A generic 4-/8-bit on llama.cpp / Ollama is that engine's GGUF build, not a GPTQ file (llama.cpp loads GGUF only)
+_GGUF_OF = {"int4": "q4_k_m", "int8": "q8_0"}
 _TRAINING_MODES = ("full", "lora", "qlora")
 _QUANTIZED_TRAINING_BASES = ("nf4", "nf4_dq", "int8", "gptq", "awq")
 
@@ -110,6 +113,8 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
         s.utilization = min(1.0, parsed.hours_per_month / tco_defaults()["hours_per_month"])
     _merge_gpus(parsed, s)
     _merge_sample_length(parsed, s)
+    if parsed.precision in _GGUF_OF and s.mode in (None, "inference") and engine_key(s.engine) == "llama.cpp":
+        s.precision = _GGUF_OF[parsed.precision]  # "4bit" on llama.cpp (named now or before): its Q4_K_M GGUF
     if s.currency is None:
         s.currency = currency_for(parsed.language)
     return s, notes
@@ -198,7 +203,19 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
         return ["concept"]  # "why does decode speed depend on bandwidth?": explain, don't size anything
     intents = _within_compare(parsed, intents)
     chosen = _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
-    return _oom_on_new_cards(parsed, previous, _still_risky(parsed, previous, chosen))
+    return _oom_without_model(
+        parsed, previous, _oom_on_new_cards(parsed, previous, _still_risky(parsed, previous, chosen))
+    )
+
+
+def _oom_without_model(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
+    """ "A single RTX 3070, even int8 runs out of memory, maybe int4?" with no model named: the sizes the card runs
+    in each format lead (what fits it at 8-bit, at 4-bit), then what an out-of-memory is made of."""
+    named = parsed.model or parsed.params_b or previous.model or previous.params_b
+    card = parsed.gpu or parsed.stated_capacity_gib
+    if parsed.symptom == "oom" and not named and card and "diagnose" in intents and "capacity" not in intents:
+        return ["capacity", *intents]
+    return intents
 
 
 def _oom_on_new_cards(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
@@ -350,7 +367,7 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
 # Parts planned beside the question when it calls for them: a model too big for any card (how people deploy it),
 # a request rate (the fleet it takes), a card about to be bought that does not hold the model (the one that would),
 # "how many of this card" (the count at each format)
-_COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count")
+_COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count", "host", "cpu_or_gpu")
 # Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
 _EVERY_PART = ("memory", "fit", "recommend")
 _MAX_PARTS = 4  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once

@@ -31,7 +31,12 @@ from assistant.understanding.machine import _machine
 from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
-from assistant.understanding.requirements import _drop_feature_precision, _precisions_mentioned, _requirements
+from assistant.understanding.requirements import (
+    _drop_feature_precision,
+    _precisions_mentioned,
+    _requirements,
+    _unquantized,
+)
 from assistant.understanding.run_log import _run_log
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
 from assistant.understanding.symptoms import _measured, _symptoms
@@ -145,6 +150,7 @@ def _parse(text: Any) -> ParsedQuery:
     if st.q.require_fp8 is False and st.q.precision == "fp8":
         # "不用 FP8，用 BF16": the precision not to use is no precision; the next one named is
         st.q.precision = next((p for p in st.precision_order if p != "fp8"), None)
+    _unquantized(st)  # "非量化版本": the published format, once the model is known
     _support_subjects(st)
     _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)

@@ -49,6 +49,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "epochs": _c(d["epochs"]),
         "epochs_arg": _c(d["epochs_arg"]),
         "quoted_memory": _c(d["quoted_memory"]),
+        "quoted_memory_for": _c(d["quoted_memory_for"]),
         "asks_time": _rx(d["asks_time"]),
         **{f"rl_{name}": _rx(words) for name, words in d["rl"].items()},
     }
@@ -129,10 +130,14 @@ def _quoted_memory(st: _State) -> None:
     training = any(lex.rx[f"mode_{m}"].search(st.t.text) for m in ("fine_tune", "full", "lora", "qlora", "pretrain"))
     if not training:
         return
-    for m in _patterns()["quoted_memory"].finditer(st.t.view):
+    found = [*_patterns()["quoted_memory"].finditer(st.t.view), *_patterns()["quoted_memory_for"].finditer(st.t.view)]
+    for m in sorted(found, key=lambda m: m.start()):
+        if not st.t.is_free(m.start("v"), m.end("u")):
+            continue  # read by the first pattern already
         value = _number(m.group("v"))
-        if value is None:
-            continue
+        job = st.t.text[m.end() : m.end() + 16]
+        if value is None or (lex.rx["mode_inference"].search(job) and not lex.rx["mode_fine_tune"].search(job)):
+            continue  # "26 GB for inference and 52 GB for fine-tuning": the first is no training figure
         gib = value * (1024 if m.group("u").upper().startswith("T") else 1)
         if 1 <= gib <= 100_000:
             st.q.quoted_memory_gib.append(gib)

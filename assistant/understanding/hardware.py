@@ -296,7 +296,7 @@ def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:
     if span.count:
         return  # a cloud instance type says how many
     lo = spans[i - 1].end if i else 0
-    before = view[max(lo, span.start - 24) : span.start]
+    before = view[max(lo, span.start - 40) : span.start]  # "3 sets of machines containing 8 A100s" reaches back
     m = lex.rx["count_before"].search(before)
     if m and m.group(0).strip():
         span.count = _count(m)

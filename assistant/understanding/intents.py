@@ -141,6 +141,13 @@ def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
     hardware is (a GPU, a card size), in place of fit, memory, a comparison of the cards or their specs; a named
     model leaves the question to fit. A family alone ("the smallest llama model") names no model."""
     q = st.q
+    unnamed = not (q.model or q.params_b or q.unknown_model or q.model_family or q.symptom)
+    about_memory = set(q.asks) <= {"vram"} and not q.claims  # "能不能用 MIG 切分" asks about the card's features
+    if "capacity" not in out and "fit" in out and seen.has_gpu and unnamed and about_memory:
+        # "Will it run on 3080 16GB?", "4090 能跑吗" naming no model: what the card holds answers it (a follow-up
+        # after a model was sized keeps that model: planner/plan.py _carried_intents)
+        out["capacity"] = out.pop("fit")
+        q.enough_asked = True
     if "capacity" not in out:
         return
     if not q.model and len(q.sizes_mentioned) >= 2 and q.model_family:

@@ -139,6 +139,7 @@ def _compile_workload(lex: _Lexicon) -> None:
         "asks_host_ram",
     ):
         rx[flag] = _rx(raw[flag])
+    rx.update({f: _rx(raw[f]) for f in ("asks_host_platform", "cpu_only_option")})  # capabilities/host, cpu_or_gpu
     for pref, words in raw["preference"].items():
         rx[f"pref_{pref}"] = _rx(words)
 
@@ -167,15 +168,15 @@ def _compile_names(lex: _Lexicon) -> None:
     spaced = f"\\s(?:{models['space_parts']})(?![a-z0-9])"
     rest = f"{version}(?:{joined})*(?:{spaced}(?:{joined})*)*"
     # an Ollama tag after the name ("deepseek-r1:32b", "llama3.1:70b-instruct-q4_K_M"); an org or host before it
-    # ("Qwen/", "hf.co/bartowski/")
+    # ("Qwen/", "hf.co/bartowski/"), read from the host, never from inside it ("huggingface.co/rhaymison/Llama-3-...")
     tag = "(?::[a-z0-9][\\w.-]{0,40})?"
     tag += "(?:\\s?[(（]\\s?\\d+(?:\\.\\d+)?\\s?[bm][)）])?"  # "LLaMA 2(70B)": the size in brackets belongs to the name
     org = "(?:[a-z0-9][\\w.-]{0,30}/){0,2}"
-    rx["model"] = _c(f"(?<![a-z0-9/])(?P<org>{org})(?P<fam>{family})(?P<rest>{rest}{tag})(?![a-z0-9])")
+    rx["model"] = _c(f"(?<![a-z0-9.])(?<![a-z0-9.]/)(?P<org>{org})(?P<fam>{family})(?P<rest>{rest}{tag})(?![a-z0-9])")
     rx["model_generic"] = _c(f"(?<![a-z0-9]){models['generic']}(?![a-z0-9])")
     rx["moe_size"] = _c(r"(?<![a-z0-9])\d{1,2}x\d{1,3}b(?![a-z0-9])")
     rx["not_model"] = _c(f"(?:{'|'.join(models['not_models'])})$")
-    rx["coding"] = _c(models["coding_purpose"])
+    rx["coding"], rx["unquantized"] = _c(models["coding_purpose"]), _c(models["unquantized"])
     g = raw["gpus"]
     core = "|".join(f"(?:{p})" for p in g["patterns"])
     # "4xRTX A6000", "2xA100": a count glued to the name with "x" is no letter of the name; "2H100", "8A100": a

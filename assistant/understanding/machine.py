@@ -29,16 +29,22 @@ def _patterns() -> dict[str, object]:
     }
 
 
+def _ram_gib(m: re.Match[str]) -> float:
+    """The RAM a match states: one size, or a stick's size times the sticks ("8g*2", "2x16GB RAM")."""
+    sticks = m.groupdict().get("n")
+    return _number(m.group("v")) * (int(sticks) if sticks else 1)
+
+
 def _machine(st: _State) -> None:
     """RAM size and type, the CPU platform, and whether the GPUs named are the user's own."""
     p, q, text = _patterns(), st.q, st.t.text
     for rx in p["ram"]:  # type: ignore[attr-defined]  # every RAM figure: "64 or 128 ... I can order up to 192GB"
-        q.ram_mentions += [v for m in rx.finditer(st.t.view) if (v := _in_range(_number(m.group("v")), 1, 65536))]
+        q.ram_mentions += [v for m in rx.finditer(st.t.view) if (v := _in_range(_ram_gib(m), 1, 65536))]
     for rx in p["ram"]:  # type: ignore[attr-defined]
         m = rx.search(st.t.view)
-        if m and _in_range(_number(m.group("v")), 1, 65536):
-            q.ram_gib = _number(m.group("v"))
-            st.t.take(m.start(), m.end())
+        if m and _in_range(_ram_gib(m), 1, 65536):
+            q.ram_gib = _ram_gib(m)
+            st.t.take(m.start(), m.end())  # the sticks' count with it: "内存：8g*2" is no GPU count
             break
     m = p["ram_type"].search(text)  # type: ignore[attr-defined]
     if m:

@@ -13,10 +13,12 @@ from functools import lru_cache
 
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import engine_default_model
+from assistant.understanding.numbers import _number
 from assistant.understanding.patterns import _MASK
 from assistant.understanding.text import _MAX_SPANS, _State, repository_span
 from tools.errors import AdvisorError
 from tools.model_match import coder_series, in_series_of, likely_models, match_model, of_family, series_in_name
+from tools.models import registry
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def _models(st: _State) -> None:
             st.models_found += 1  # one model named twice ("LLama 3.1 8b ... LLama 3.1 8b") is one model
         if hit.model:
             names.append(hit.model)
+            st.model_ends.append((end, hit.model))
             names += _sibling_sizes(st, end, hit)  # "BaiChuan-7B/13B", "qwen2.5 7b、14b": each size of the series
             if q.model is None:
                 q.model, q.model_mention, q.model_how = hit.model, span, hit.how
@@ -202,6 +205,7 @@ def _family_with_size(st: _State) -> None:
     """A family named without a size and a bare size elsewhere ("the code llama models 34B", "llama ... the
     70b"): together they name one model."""
     q = st.q
+    _sized_variant(st)
     family = q.unknown_model or st.family_hint
     if family and not q.model and len(q.sizes_mentioned) >= 2 and _lex().intent_rx["capacity"].search(st.t.text):
         return  # "最多能部署哪个 Qwen（如 14B、32B、72B）": the sizes are the options, the family is the question
@@ -213,3 +217,35 @@ def _family_with_size(st: _State) -> None:
         q.model, q.model_how, q.params_b, q.unknown_model = hit.model, hit.how, None, None
         q.model_suggestions = []
         q.models_mentioned = [hit.model]
+        # "7, 13, 70b models for llama 2", "qwen2.5 的 7B、14B、72B": each size is that family's model, each answered
+        for size in q.sizes_mentioned[1:]:
+            other = _resolve_model_name(f"{family} {size:g}b")
+            if other.model and other.how in ("registry", "ollama") and other.model not in q.models_mentioned:
+                q.models_mentioned.append(other.model)
+
+
+def _sized_variant(st: _State) -> None:
+    """A model named without a size and one bare size elsewhere that the model is not ("DeepSeek-R1 ... 我尝试部署
+    32B", "Qwen3 ... the 14B"): the size names that model's variant (DeepSeek-R1-Distill-Qwen-32B, Qwen3-14B)."""
+    q = st.q
+    if not q.model or q.model_how != "registry" or len(q.models_mentioned) != 1 or not q.model_mention:
+        return
+    if _SIZE_IN_ID.search(q.model_mention.lower()):
+        return  # "Llama-2-70B" names its size
+    sizes: list[float] = []
+    for m in _lex().params[0][0].finditer(st.t.view):
+        size = _number(m.group("v"))
+        if size and st.t.is_free(m.start(), m.end()) and all(abs(size - s) > 0.1 * s for s in sizes):
+            sizes.append(size)
+    if len(sizes) != 1:
+        return
+    own = registry()[q.model]
+    own_b = own.official_params_b or own.params / 1e9
+    if abs(own_b - sizes[0]) <= 0.15 * sizes[0]:
+        return
+    hit = _resolve_model_name(f"{q.model_mention} {sizes[0]:g}b")
+    if hit.how not in ("registry", "read_as") or not hit.model or hit.model == q.model:
+        return
+    arch = registry()[hit.model]
+    if abs((arch.official_params_b or arch.params / 1e9) - sizes[0]) <= 0.15 * sizes[0]:
+        q.model, q.models_mentioned, q.model_precision = hit.model, [hit.model], hit.precision

@@ -100,6 +100,7 @@ class ParsedQuery(BaseModel):
     )
     used_market: bool = Field(default=False, description="About buying second-hand ('二手矿卡', 'a used 3090')")
     asks_if_needed: bool = Field(default=False, description="Whether a feature is needed ('do I need NVLink')")
+    enough_asked: bool = Field(default=False, description="Yes-or-no asked of cards, no model ('2 H100 enough?')")
     asks_availability: bool = Field(default=False, description="Whether a card can be bought ('还能买到 H100 吗')")
     asks_training_fit: bool = Field(default=False, description="Whether a card is good for training ('H20 能训练吗')")
     asks_concurrency: bool = Field(
@@ -238,6 +239,11 @@ class ParsedQuery(BaseModel):
         "('vllm', 'flash_attention_2', 'bf16', 'rocm'): tools.support subject ids, first named first; a feature "
         "asked about a named card ('4090 支持 BF16 吗') is left to the card's facts",
     )
+    asks_card_support: bool = Field(
+        default=False,
+        description="Whether a named card is still supported, no software, feature or model named ('Are V100s "
+        "supported?', '2080ti 还支持吗'): the card's standing across the stack (tools.card_risk) answers it",
+    )
     support_targets: list[str] = Field(
         default_factory=list,
         description="The GPUs a support question is about, as tools.support resolves them: catalog ids, or names the "
@@ -276,6 +282,7 @@ class ParsedQuery(BaseModel):
     measured_speed_gpus: list[str | None] = Field(
         default_factory=list, description="The GPU named last before each measured speed (None: none before it)"
     )
+    measured_speed_models: list[str | None] = Field(default_factory=list, description="The model named just before")
     run_log: RunLog = Field(default_factory=RunLog, description="What a pasted log states: speeds, layers, OOM")
 
     # ---- a training run's data and algorithm (assistant/understanding/dataset.py) --------------------------
@@ -291,6 +298,8 @@ class ParsedQuery(BaseModel):
     asks_host_ram: bool = Field(
         default=False, description="Host RAM asked next to GPU memory ('内存和gpu需要多少', 'how much RAM and VRAM')"
     )
+    asks_host_platform: bool = Field(default=False, description="CPU, RAM channels or sockets asked for a RAM run")
+    cpu_only_option: bool = Field(default=False, description="CPU alone weighed against a GPU ('13600k and no gpu')")
     quoted_memory_gib: list[float] = Field(
         default_factory=list,
         description="Memory figures quoted for a training job, to confirm or correct ('requires 300 GB', '只需要43GB')",

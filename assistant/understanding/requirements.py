@@ -61,3 +61,17 @@ def _precisions_mentioned(st: _State) -> None:
         features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
         named = [p for p in named if p not in features]
     q.precisions_mentioned = named
+
+
+def _unquantized(st: _State) -> None:
+    """ "能否把非量化版本的满血版跑起来", "the unquantized 70B on two 3090s": the model in the format its publisher
+    ships (BF16; FP8 for DeepSeek-V3/R1), so the verdict is about that format, not a quantized one chosen for it."""
+    q = st.q
+    if q.precision or not _lex().rx["unquantized"].search(st.t.text):
+        return
+    from tools.models import registry
+
+    arch = registry().get(q.model or "")
+    q.precision = (arch.native_precision if arch else None) or "bf16"
+    st.precisions_found.add(q.precision)
+    st.precision_order.append(q.precision)

@@ -38,6 +38,8 @@ def architecture_asked(q: ParsedQuery) -> bool:
     """BF16 / FlashAttention named, or an architecture family quoted ("文档里写要 Ampere 或者 Hopper")."""
     if any(s in _ARCH_SUBJECTS for s in q.support_subjects) or any(t.startswith("family-") for t in q.support_targets):
         return True
+    if q.asks_card_support:
+        return True  # "Are V100s supported?": the support that ends at Volta/Turing is BF16 and FlashAttention-2
     return bool(_architecture_words().search(q.text))
 
 
@@ -119,4 +121,6 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
 def _measured_run(q: ParsedQuery) -> bool:
     """A run the diagnosis can check: a model named, or a speed, step time or memory measured."""
     measured = q.measured_tokens_per_s is not None or q.measured_speeds or q.measured_seconds_per_step
-    return bool(q.model or q.params_b or measured or q.measured_memory_gib is not None)
+    # the model an engine's tutorial runs ("[ktransformers] K80 这种老卡能用吗": DeepSeek-R1) is no run of the user's
+    named = (q.model and q.model_how != "engine_default") or q.params_b
+    return bool(named or measured or q.measured_memory_gib is not None)

@@ -129,6 +129,7 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
             out["support"] = -1
         return
     if not q.support_subjects and (strong is None or not _names_a_target(st)):
+        _card_support_asked(q, strong is not None and has_gpu and not has_model)
         return
     if strong is None and set(q.support_subjects) <= st.repo_only_subjects:
         return  # "[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗": the engine in use, not the question
@@ -142,7 +143,7 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
             if failing and not (q.asks or q.claims):
                 out.pop("gpu_info", None)
         return
-    others = [k for k in out if k not in ("fit", "memory", "gpu_info")]
+    others = [k for k in out if k not in ("fit", "memory", "gpu_info", "capacity")]  # capacity: a fit naming no model
     asked_first = strong is not None and all(strong < out[k] for k in others)  # "Does it support X? ... buy?"
     if others and (strong is None or not q.support_subjects) and not asked_first:
         out["support"] = max(out.values(), default=0) + 1  # "the state of AMD support" beside a sizing question
@@ -153,6 +154,13 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
             out.pop(intent, None)
     if not (q.asks or q.claims):
         out.pop("gpu_info", None)
+
+
+def _card_support_asked(q: ParsedQuery, bare: bool) -> None:
+    """ "Are V100s supported?", "2080ti 还支持吗": a support word, a card and nothing else (no software, feature,
+    model, job or spec asked): what still runs on the card (the risk intent) answers it."""
+    if bare and not (q.asks or q.claims or q.mode):
+        q.asks_card_support = True
 
 
 @cache

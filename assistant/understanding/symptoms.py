@@ -144,6 +144,7 @@ def _measured(st: _State) -> None:
     q.measured_speeds = [*logged, *(round(v, 4) for _, values in sorted(speeds) for v in values)]
     gpus = [_gpu_before(st, at) for at, values in sorted(speeds) for _ in values]
     q.measured_speed_gpus = [None] * len(logged) + gpus
+    q.measured_speed_models = [None] * len(logged) + [_model_before(st, at) for at, vs in sorted(speeds) for _ in vs]
     q.measured_tokens_per_s = q.measured_speeds[0] if q.measured_speeds else None
     _steps(st)
     _run_time(st)
@@ -163,6 +164,16 @@ def _gpu_before(st: _State, at: int) -> str | None:
     """The GPU named last before a speed ("on the 3090 about 15 tokens/s, on the P40 0.5"): whose speed it is."""
     before = [g for g in st.gpus if g.end <= at and g.value]
     return max(before, key=lambda g: g.end).value if before else None
+
+
+# a model named on the speed's own line, this close before it ("qwen-7b-chat是60+tokens/s"), is the one measured
+_SAME_CLAUSE = re.compile(r"[^\n。；;]{0,30}")
+
+
+def _model_before(st: _State, at: int) -> str | None:
+    """The model named last before a speed, in the same clause ("同一张卡上，qwen-7b-chat是60+tokens/s")."""
+    before = [(end, m) for end, m in st.model_ends if end <= at and _SAME_CLAUSE.fullmatch(st.t.text[end:at])]
+    return max(before)[1] if before else None
 
 
 def _steps(st: _State) -> None:

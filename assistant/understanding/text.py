@@ -62,6 +62,7 @@ class _State:
     q: ParsedQuery
     gpus: list[_GpuSpan] = field(default_factory=list)
     name_spans: list[tuple[int, int]] = field(default_factory=list)  # model and GPU names
+    model_ends: list[tuple[int, str]] = field(default_factory=list)  # where each model named ends, and which it is
     names_masked: str = ""  # the message with model and GPU names masked, once the spans are read
     words_text: str = ""  # the message with negated places masked ("不用云" is no cloud word)
     models_found: int = 0

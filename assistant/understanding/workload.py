@@ -3,6 +3,7 @@ and where and how it runs (buy or rent, local or cloud, preferences, who asks)."
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from assistant.understanding.lexicon import _lex
@@ -128,6 +129,27 @@ def _count_in(st: _State, patterns: list[re.Pattern[str]]) -> int | None:
     return None
 
 
+# bare numbers listed before a size that carries the unit: "7, 13, 70b", "7/13B", "7、14、72B"
+_LIST_BEFORE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:\.\d)?\s*(?:,|，|/|、|and|or|和|或|&)\s*)+$")
+_LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d)?")
+
+
+def _listed_before(st: _State, start: int, size: float) -> list[tuple[int, float]]:
+    """The sizes a list shares one unit over ("7, 13, 70b models" is 7B, 13B and 70B): two or more bare numbers,
+    or one before a slash or 、 ("7/13B"), rising to the size that carries the unit; a version ("llama 2, 7b")
+    is a single number before a comma and is left alone."""
+    m = _LIST_BEFORE.search(st.t.view[:start])
+    if not m or not st.t.is_free(m.start(), start):
+        return []
+    numbers = [float(x) for x in _LIST_NUMBER.findall(m.group(0))]
+    sizes = [*numbers, size]
+    rising = all(a < b for a, b in itertools.pairwise(sizes)) and numbers[0] >= 1
+    if not rising or (len(numbers) < 2 and not re.search(r"[/、]", m.group(0))):
+        return []
+    st.t.take(m.start(), start)
+    return [(m.start() + i, n) for i, n in enumerate(numbers)]
+
+
 def _params(st: _State) -> None:
     lex = _lex()
     if st.q.model or st.q.params_b:
@@ -138,6 +160,8 @@ def _params(st: _State) -> None:
             value = _number(m.group("v"))
             if value is not None and _in_range(value * scale, 0, 100_000) and st.t.is_free(m.start(), m.end()):
                 found.append((m.start(), round(value * scale, 4)))
+                if scale == 1.0:
+                    found += _listed_before(st, m.start(), value)
                 st.t.take(m.start(), m.end())
     if found:  # "想做14b 和 72b 的微调": the first is the scenario's, every size is answered
         sizes = [size for _, size in sorted(found)]
@@ -166,7 +190,8 @@ def _workload_words(st: _State) -> None:
     if "lora" in methods and "qlora" not in methods and rx["mode_quantized_base"].search(text):
         methods["qlora"] = methods.pop("lora")  # LoRA on a bitsandbytes 4-bit base is QLoRA
     adapter = rx["mode_lora_adapter"].search(text) and not rx["mode_fine_tune"].search(text)
-    if adapter and "full" not in methods and rx["mode_inference"].search(text):
+    used = rx["mode_inference"].search(text) or rx["mode_adapter_loaded"].search(text)
+    if adapter and "full" not in methods and used:
         methods.pop("lora", None)  # "推理 llama13B + 中文lora 的 4-bit 模型": a LoRA run with the model, no training
         methods.pop("qlora", None)
     st.modes_found = set(methods)
@@ -210,8 +235,9 @@ def _training_options(st: _State) -> None:
     """LoRA rank, optimizer regime and ZeRO stage, when stated."""
     lex, text = _lex(), st.t.text
     m = lex.rx["lora_rank"].search(text)
-    if m and 1 <= int(m.group("v")) <= 4096 and lex.rx["lora_rank_context"].search(text):
-        st.q.lora_rank = int(m.group("v"))
+    rank = int(m.group("v") or m.group("v2")) if m else 0
+    if 1 <= rank <= 4096 and lex.rx["lora_rank_context"].search(text):
+        st.q.lora_rank = rank
     if lex.rx["fused_loss"].search(text):
         st.q.fused_loss = True
         if st.q.fine_tune_unspecified and lex.rx["four_bit_default"].search(text):
@@ -258,6 +284,8 @@ def _preferences(st: _State) -> None:
         q.preference = min(prefs, key=lambda k: prefs[k])  # type: ignore[assignment]
     q.used_market = bool(rx["used_market"].search(text))
     q.asks_host_ram = bool(rx["asks_host_ram"].search(text))
+    q.asks_host_platform = bool(rx["asks_host_platform"].search(text))
+    q.cpu_only_option = bool(rx["cpu_only_option"].search(st.t.text))  # "不买显卡" is masked as not buying above
     q.pc_alternative = bool(rx["pc_alternative"].search(text))
     if rx["vendor_apple"].search(text) and not q.pc_alternative:
         q.vendor = "apple"  # "which Mac should I buy": the choice is among Macs

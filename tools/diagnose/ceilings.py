@@ -87,6 +87,7 @@ def estimate_ceiling(run: Run) -> None:
             run.assumptions += [a for a in offload.assumptions if a.code.startswith("offload_")][-2:]
             return
         fits = True  # it fits once the engine keeps less of the card back (llama.cpp 3%)
+        _tight_fit(run)
     if not fits:
         return  # a job that does not fit has no speed on these GPUs to compare with
     assert req.gpu is not None
@@ -98,6 +99,16 @@ def estimate_ceiling(run: Run) -> None:
     if req.num_gpus > 1 and vram_of(run, run.precision or "bf16", 1, gpu=req.gpu).fit.fits:  # type: ignore[union-attr]
         single = estimate_speed(SpeedRequest(**speed_args(run, req.gpu, 1)))
         run.values["single"] = single.training_tokens_per_s if training else single.decode_tokens_per_s
+
+
+def _tight_fit(run: Run) -> None:
+    """A job that fits only with the card all but full (llama.cpp's 3% headroom, not the usual 10%): the memory the
+    answer shows is that layout, and the fact says the card is full, where Windows' driver spills to system RAM."""
+    request = vram_request(run, run.precision or "bf16", run.req.num_gpus, gpu=run.req.gpu, engine="llama.cpp")
+    run.vram = estimate_vram(request)
+    run.calculations = [c for c in run.calculations if c.tool != "estimate_vram"]
+    record_call(run, "estimate_vram", request)
+    run.facts.add("tight_fit")
 
 
 def gpu_floor(run: Run) -> None:

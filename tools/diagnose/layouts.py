@@ -156,7 +156,7 @@ def fp16_fits(run: Run) -> list[Note]:
     """For a quantized model that is slow in Transformers: plain fp16, when it fits the GPUs."""
     if run.precision is None or resolve_precision(run.precision).kind != "int" or run.req.gpu is None:
         return []
-    if run.req.mode != "inference":
+    if run.arch is None or run.req.mode != "inference":  # no model named: nothing to size in fp16
         return []  # a QLoRA base is 4-bit by design
     est = vram_of(run, "fp16", run.req.num_gpus, gpu=run.req.gpu)
     if est.fit is None or not est.fit.fits:

@@ -1,0 +1,84 @@
+"""CPU or GPU: running on the CPU alone weighed against buying a GPU ("the 13600k and no gpu, or a bad cpu and a
+RTX 3060 12GB? which is faster?", "纯CPU跑还是买张显卡").
+
+Generation reads every weight once per token, so its speed is memory bandwidth: a graphics card's (360 GB/s on a
+3060) against the system RAM's (two DDR5 channels, ~90 GB/s peak). The answer sizes one model both ways: the user's
+model, else the biggest common model the card holds at 4-bit (knowledge/data/advice.yaml reference models), on the
+card (estimate_speed) and on a desktop CPU alone (estimate_offload, no GPU); the CPU-only build wins only for models
+bigger than the card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.ram import _tiers
+from assistant.strings import Writer
+from assistant.toolset import ToolName
+from tools import advice
+from tools.catalog import catalog
+from tools.offload import OffloadResult
+from tools.speed import SpeedResult
+
+_FORMAT = "q4_k_m"  # what llama.cpp / Ollama run on either
+_MACHINE = "desktop"  # the CPU-only build people weigh against a card: a current two-channel desktop
+
+
+class CpuOrGpu(Capability):
+    intent = "cpu_or_gpu"
+    cites_guides = False
+
+    def plan(self, ctx: PlanContext) -> None:
+        s = ctx.scenario
+        gpu = catalog().get(s.gpu or "")
+        if not ctx.parsed.cpu_only_option or gpu is None or gpu.segment == "apple":
+            return
+        if (s.mode or "inference") != "inference":
+            return
+        model = s.model or _tiers(gpu.usable_memory_gib * (s.num_gpus or 1), ctx.parsed.model_family)[0]
+        tokens = advice.default_context("inference", personal=True)
+        args = dict(model=model, precision=_FORMAT, context_tokens=tokens)
+        ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **args, gpu=gpu.id, num_gpus=s.num_gpus or 1)
+        ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **args, machine=_MACHINE, strategy="cpu")
+
+    def records(self, tool: ToolName) -> bool:
+        return False  # a reference model on both builds, not the user's workload
+
+    def kept_args(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The card weighed is the user's ("or a 3060 12gb?"): a follow-up sizes on it, not on the reference model."""
+        return {k: args[k] for k in ("gpu", "num_gpus") if k in args} if tool == ToolName.ESTIMATE_SPEED else {}
+
+    def phase(self, turn: Turn) -> int:
+        return -3  # "which is faster?" is the question: the card against the CPU leads
+
+    def render(self, w: Writer, turn: Turn) -> None:
+        speed = next(iter(turn.own(self.intent, SpeedResult)), None)
+        cpu = next(iter(turn.own(self.intent, OffloadResult)), None)
+        if speed is None or cpu is None or not speed.decode_tokens_per_s or not cpu.decode_tokens_per_s:
+            return
+        card = catalog().get(speed.gpu) or next((g for g in catalog().values() if g.name == speed.gpu), None)
+        w.say(
+            "cpu_or_gpu_lead",
+            gpu=speed.gpu,
+            n=speed.num_gpus,
+            model=speed.model,
+            precision=cpu.precision,
+            gpu_tps=speed.decode_tokens_per_s,
+            cpu_tps=cpu.decode_tokens_per_s,
+            times=speed.decode_tokens_per_s / cpu.decode_tokens_per_s,
+            gpu_gbs=card.bandwidth_gbs if card else 0,
+            cpu_gbs=cpu.ram.peak_gbs,
+            memory=cpu.ram.memory.upper(),
+            channels=cpu.ram.channels,
+        )
+        w.say("cpu_or_gpu_bigger", gpu=speed.gpu, mem=speed.gpu_memory_gib)
+
+    def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
+        if isinstance(result, OffloadResult):
+            return f"CPU only: {result.decode_tokens_per_s} tokens/s"
+        if isinstance(result, SpeedResult):
+            return f"{result.gpu}: {result.decode_tokens_per_s} tokens/s"
+        return str(tool)
