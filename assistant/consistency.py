@@ -5,7 +5,8 @@ story. Run on every answer (the eval gates it on every scenario), it flags:
 - a speed shown for a setup the answer's own estimate says does not fit ("放不下" then tokens/s on those cards);
 - a speed on fewer cards than the lead says are needed ("needs 4 x A100", then a speed on 2);
 - a buy / rent lead the cost figures contradict (the lead says rent while buying is the cheaper option);
-- an option called the cheapest when a cheaper listed option also does the job.
+- an option called the cheapest when a cheaper listed option also does the job;
+- a verdict to buy below a lead that says rent ("Rent ..." then "Worth buying if it passes the checks").
 Verdict words live in consistency_terms.yaml; everything else is read from the typed results.
 """
 
@@ -88,6 +89,7 @@ def check_consistency(answer: str, results: list[Any]) -> ConsistencyReport:
     out += _speeds_on_setups_that_do_not_fit(vrams, speeds)
     out += _speeds_below_the_count_needed(lead, vrams, speeds)
     out += _buy_or_rent(lead, [r for r in results if isinstance(r, TcoResult)])
+    out += _buy_below_rent(answer, lead, [r for r in results if isinstance(r, TcoResult)])
     out += _cheapest(answer, [r for r in results if isinstance(r, RecommendResult)])
     return ConsistencyReport(contradictions=list(dict.fromkeys(out)))
 
@@ -146,6 +148,19 @@ def _buy_or_rent(lead: str, tcos: list[Any]) -> list[str]:
     if choice != cheaper:
         return [f"the lead says {choice}, but the cost comparison finds {tcos[0].cheapest} cheaper"]
     return []
+
+
+def _buy_below_rent(answer: str, lead: str, tcos: list[Any]) -> list[str]:
+    """A lead that says rent must not be followed by a verdict to buy: a block about buying is conditional. The
+    lead says rent when its words do, or when the one cost comparison finds renting cheaper and the lead does not say
+    buy (a rent lead names buying too: "Rent ...: buying pays off only above 680 hours")."""
+    choice = _lead_choice(lead)
+    rents = len(tcos) == 1 and bool(tcos[0].rent) and tcos[0].cheapest != "buy"
+    if choice != "rent" and not (rents and choice is None):
+        return []
+    rest = [p for p in answer.split("\n")[1:] if not _terms()["hypothetical"].search(p)]
+    hits = [m.group(0) for p in rest if (m := _terms()["buy_verdict"].search(p))]
+    return [f"the lead says rent, but the answer then says '{hits[0]}'"] if hits else []
 
 
 def _cheapest(answer: str, recs: list[Any]) -> list[str]:

@@ -92,6 +92,11 @@ def reference_models(memory_gib: float) -> list[str]:
     return [r["model"] for r in rows[i : i + 2]]
 
 
+def serving_chat_model() -> str:
+    """The model to size a chat / knowledge-base service for many users when none is named (advice.yaml)."""
+    return str(policy()["serving_chat_model"])
+
+
 def concurrent_share() -> float:
     return float(policy()["concurrent_share_of_named_users"])
 

@@ -402,9 +402,16 @@ def _instead(req: CardRiskRequest, c: _Card) -> list[Note]:
 
 
 def _alt_ids(c: _Card) -> list[str]:
-    if c.risk == "rocm_dropped":
-        return list(table()["rocm_dropped"]["alternatives"])
-    return list((c.gen or {}).get("alternatives", []))
+    """The replacements for the card: only cards whose support is current (Turing or newer), so a card out of
+    support is never replaced by one that is itself losing it (a P40 for a K80)."""
+    ids = table()["rocm_dropped"]["alternatives"] if c.risk == "rocm_dropped" else (c.gen or {}).get("alternatives", [])
+    return [i for i in ids if i in catalog() and supported_now(catalog()[i])]
+
+
+def supported_now(gpu: GpuSpec) -> bool:
+    """Whether current drivers, CUDA and PyTorch wheels keep supporting the card (no generation row: newer)."""
+    row = generation_of(gpu)
+    return row is None or row.get("support") == "current"
 
 
 def _alt_names(c: _Card) -> list[Note]:

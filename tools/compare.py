@@ -22,6 +22,7 @@ from tools.capacity import CapacityRequest, CapacityWay, largest_model
 from tools.catalog import GpuSpec, LinkKind, catalog, resolve_gpu
 from tools.compare_focus import Focus, bottleneck
 from tools.errors import AdvisorError
+from tools.models import resolve_model
 from tools.notes import Note, note
 from tools.precision import resolve_precision
 from tools.prices import Currency, Market, PriceBook, load_prices, purchase_price, tco_defaults, used_purchase_price
@@ -323,8 +324,24 @@ def _variant_workload(job: _Job, v: _Variant) -> VramRequest:
     if mode == "inference" and update.get("precision", w.precision) is None:
         key = "personal_inference" if job.personal else "serving"
         update["precision"] = advice.policy()["default_precision"][key]
+        native = _native_precision(w) if key == "serving" else None
+        if native is not None:
+            # the publisher's own weights (DeepSeek-V3's FP8): upcasting them to bf16 doubles the cards for nothing,
+            # and the sizing elsewhere in the answer uses the native format
+            key, update["precision"] = "native", native
         job.notes.append(note(f"default_precision_{key}", precision=update["precision"]))
     return w.model_copy(update=update)
+
+
+def _native_precision(w: VramRequest) -> str | None:
+    """The format a registry model's weights are published in when it is not 16-bit (fp8), else None."""
+    if not w.model:
+        return None
+    try:
+        arch, _ = resolve_model(w.model)
+    except (AdvisorError, ValueError):
+        return None
+    return arch.native_precision
 
 
 def _on_reference(vw: VramRequest) -> tuple[GpuSpec, VramResult]:
@@ -460,6 +477,9 @@ def _row(job: _Job, t: _Target, v: _Variant) -> CompareRow:
             error=str(exc),
             **_card_fields(job, gpu, t.asked),
         )
+
+
+_SERVER_GPUS = 8  # GPUs in one server (the 8-GPU HGX / PCIe box every sizing in the answers assumes)
 
 
 def _home_limit(job: _Job) -> int | None:
@@ -744,6 +764,16 @@ def _order(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> list[
     too_big = [i for i in live if limit is not None and (rows[i].count or 0) > limit and not rows[i].count_asked]
     if too_big and len(too_big) < len(live):
         return [*_order_live(job, rows, [i for i in live if i not in too_big], axis, basis), *too_big]
+    # A job that spans several servers on one card and fewer on another: the more servers, the more inter-node
+    # network, parallelism and failure points (64 x 4090 over 8 PCIe boxes for DeepSeek-V3 is no pick against
+    # 2 H100 servers), so the card that needs more servers goes after it whatever its price. Counts the user named
+    # stay where the policy ranks them.
+    servers = {i: -(-(rows[i].count or 0) // _SERVER_GPUS) for i in live}
+    fewest = min(servers.values(), default=1)
+    sprawl = [i for i in live if servers[i] > max(1, fewest) and not rows[i].count_asked]
+    if sprawl and len(sprawl) < len(live):
+        rest = _order_live(job, rows, [i for i in live if i not in sprawl], axis, basis)
+        return [*rest, *sorted(sprawl, key=lambda i: servers[i])]
     return _order_live(job, rows, live, axis, basis)
 
 

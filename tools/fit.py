@@ -34,6 +34,12 @@ class FitRequest(ModelRef):
         description="Share of GPU memory the engine may use (vLLM gpu_memory_utilization; default: what `engine` "
         "leaves, tools/sizing.py)",
     )
+    spare_room: bool = Field(
+        default=True,
+        description="Pick the highest format that leaves room to spare (advice.yaml brim_share); False: the top "
+        'format whenever it holds one sequence at the context ("how many users at default settings": the count '
+        "at the published BF16 leads, quantization is the lever)",
+    )
     engine: str | None = Field(
         default=None,
         description="vllm, sglang, llama.cpp / ollama, transformers ... (default: llama.cpp when the format is a "
@@ -146,6 +152,8 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
     at_context = [p for p in fitting if fits(p, req.context_tokens, 1)]
     brim = advice.brim_share() * usable
     roomy = [p for p in at_context if estimate(p, req.context_tokens, 1).per_gpu_gib <= brim]
+    if not req.spare_room and at_context[:1] == ladder[:1]:
+        roomy = at_context[:1]  # the published precision holds a sequence: its count leads, however few
     best = (roomy or at_context or fitting)[0]
     if at_context and best != at_context[0]:
         tight = estimate(at_context[0], req.context_tokens, 1).per_gpu_gib

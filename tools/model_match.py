@@ -39,6 +39,8 @@ class ModelMatch(BaseModel):
     arch: ModelArch
     how: How
     base: str | None = Field(default=None, description="The registry model a scaled shape comes from")
+    base_layers: int | None = Field(default=None, description="The base's layer count, when a scaled shape's differ")
+    base_hidden: int | None = Field(default=None, description="The base's hidden width, when a scaled shape's differ")
     precision: str | None = Field(default=None, description="The weight format the name carries, if any")
     precision_how: Literal["name", "nearest", "ollama_default", "native"] | None = None
     nearest_of: str | None = Field(default=None, description="The i-quant typed, read as the nearest K-quant")
@@ -55,6 +57,19 @@ class ModelMatch(BaseModel):
             out.append(note("read_as", typed=self.typed, name=self.arch.name))
         elif self.how == "ollama":
             out.append(note("model_ollama_tag", typed=self.typed, name=self.arch.name))
+        elif self.how == "scaled" and self.base_hidden and self.base_hidden != self.arch.hidden_size:
+            out.append(
+                note(
+                    "model_scaled_wide",
+                    typed=self.typed,
+                    base=self.base or "",
+                    size=self.arch.official_params_b or 0,
+                    layers=self.arch.num_layers,
+                    hidden=self.arch.hidden_size,
+                    base_layers=self.base_layers or 0,
+                    base_hidden=self.base_hidden,
+                )
+            )
         elif self.how == "scaled":
             out.append(
                 note("model_scaled", typed=self.typed, base=self.base or "", size=self.arch.official_params_b or 0)
@@ -117,7 +132,15 @@ def match_model(typed: str) -> ModelMatch:
             return _with_format(ModelMatch(typed=typed, arch=base, how="read_as"), parts)
         if base is not None:
             arch = scaled_arch(base, _target_b(sizes), _display(parts))
-            return _with_format(ModelMatch(typed=typed, arch=arch, how="scaled", base=base.name), parts)
+            scaled = ModelMatch(
+                typed=typed,
+                arch=arch,
+                how="scaled",
+                base=base.name,
+                base_layers=base.num_layers,
+                base_hidden=base.hidden_size,
+            )
+            return _with_format(scaled, parts)
         if sizes.total_b and (sizes.experts or sizes.active_b):
             arch = generic_moe_arch(sizes, _display(parts))
             return _with_format(ModelMatch(typed=typed, arch=arch, how="generic_moe"), parts)
@@ -329,12 +352,67 @@ def _family_base(parts: NameParts) -> ModelArch | None:
     return min(pool, key=lambda a: (abs(math.log((a.official_params_b or a.params / 1e9) / target)), a.released or ""))
 
 
+# Within this factor of the base's size only the layer count changes (a depth-upscaled merge such as a 10.7B
+# built from a 7B keeps its widths); beyond it the widths scale too, as real families do (Llama-3.2-1B is 16
+# layers x 2048, Llama-3-70B 80 x 8192: depth and width grow together, their ratio roughly kept).
+_LAYERS_ONLY_FACTOR = 2.0
+
+
+def _round_to(x: float, step: int) -> int:
+    return max(step, round(x / step) * step)
+
+
+def _widened(base: ModelArch, s: float) -> ModelArch:
+    """`base` with its widths times `s` and its layer count times `s` (the depth/width ratio kept), head size,
+    GQA grouping, vocabulary and expert count kept."""
+    group = max(1, base.num_attention_heads // base.num_key_value_heads)
+    kv = max(1, round(base.num_key_value_heads * s))
+    update: dict[str, object] = {
+        "num_layers": max(1, min(1000, round(base.num_layers * s))),
+        "hidden_size": _round_to(base.hidden_size * s, 64),
+        "num_attention_heads": kv * group,
+        "num_key_value_heads": kv,
+        "intermediate_size": _round_to(base.intermediate_size * s, 64),
+    }
+    if base.moe:
+        moe = {"expert_intermediate_size": _round_to(base.moe.expert_intermediate_size * s, 64)}
+        if base.moe.shared_intermediate_size:
+            moe["shared_intermediate_size"] = _round_to(base.moe.shared_intermediate_size * s, 64)
+        update["moe"] = base.moe.model_copy(update=moe)
+    return base.model_copy(update=update)
+
+
+def _width_scale(base: ModelArch, target: float) -> float:
+    """The width factor at which `_widened(base, s)` holds `target` parameters (bisection on log s)."""
+    lo, hi = math.log(1e-3), math.log(50.0)
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if _widened(base, math.exp(mid)).params < target:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp((lo + hi) / 2)
+
+
 def scaled_arch(base: ModelArch, params_b: float, name: str) -> ModelArch:
-    """`base`'s shape with its layer count scaled to `params_b` (widths, heads and vocabulary kept)."""
-    groups = base.param_groups()
+    """`base`'s shape scaled to `params_b`: near the base's size only the layer count changes (widths, heads and
+    vocabulary kept); far from it the widths and layers scale together, keeping the base's depth/width ratio,
+    so a 1B named after a 12B family gets a 1B's width and KV cache, not one layer of the 12B."""
+    target = params_b * 1e9
+    ratio = target / max(1.0, base.params)
+    shape = base
+    if not 1 / _LAYERS_ONLY_FACTOR <= ratio <= _LAYERS_ONLY_FACTOR:
+        shape = _widened(base, _width_scale(base, target))
+    groups = shape.param_groups()
     fixed = groups["embed"] + groups["lm_head"] + groups["extra"]
-    per_layer = max(1.0, (base.params - fixed) / base.num_layers)
-    layers = max(1, min(1000, round((params_b * 1e9 - fixed) / per_layer)))
+    per_layer = max(1.0, (shape.params - fixed) / shape.num_layers)
+    layers = max(1, min(1000, round((target - fixed) / per_layer)))
+    how = (
+        f"{base.name}'s architecture with {layers} layers instead of {base.num_layers}"
+        if shape is base
+        else f"{base.name}'s architecture scaled in width and depth (depth/width ratio kept): {layers} layers "
+        f"x hidden {shape.hidden_size} instead of {base.num_layers} x {base.hidden_size}"
+    )
     update = {
         "id": re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-"),
         "name": name,
@@ -345,11 +423,13 @@ def scaled_arch(base: ModelArch, params_b: float, name: str) -> ModelArch:
         "official_params_b": params_b,
         "official_active_params_b": None,
         "hf_repo": None,
-        "sources": [f"{base.name}'s architecture with {layers} layers instead of {base.num_layers}"],
+        "sources": [how],
     }
-    if base.moe:
-        update["moe"] = base.moe.model_copy(update={"first_dense_layers": min(base.moe.first_dense_layers, layers - 1)})
-    return base.model_copy(update=update)
+    if shape.moe:
+        update["moe"] = shape.moe.model_copy(
+            update={"first_dense_layers": min(shape.moe.first_dense_layers, layers - 1)}
+        )
+    return shape.model_copy(update=update)
 
 
 # ---- 3. a generic MoE decoder -------------------------------------------------------------------------
@@ -482,6 +562,19 @@ def family_models(family: str, limit: int = 4) -> list[str]:
     if not best and rows:  # a series of giant MoE models only (DeepSeek-V3 / R1): its newest, as published
         best = sorted(rows, key=lambda a: a.released or "", reverse=True)[:1]
     return [a.id for a in best][:limit]
+
+
+def newer_version_of(name: str, family: str) -> str | None:
+    """The nearest known model for a version of a family the registry does not hold yet ("Kimi K3", "DeepSeek V5"):
+    the family's newest release, its largest model. None when the name is the family word alone or a known series
+    ("qwen3"), which name a family's sizes rather than one model."""
+    rows = _families().get(_key(family)) or []
+    rest = _key(name).removeprefix(_key(family))
+    if not rows or not re.search(r"\d", rest) or family.startswith("series:"):
+        return None
+    rows = [a for a in rows if not _VARIANT.search(f"{a.series or ''} {a.id}")] or rows
+    newest = max(a.released or "" for a in rows)
+    return max((a for a in rows if (a.released or "") == newest), key=lambda a: a.params).id
 
 
 _VARIANT = re.compile(r"(?<![a-z])(?:vl|vision|math|guard|omni|audio)(?![a-z])|-vl-|-math-")

@@ -107,6 +107,9 @@ class OffloadResult(BaseModel):
     ram_needed_gib: float = Field(description="System RAM the run needs (model part plus OS and runtime)")
     ram_gib: float | None = Field(description="System RAM the user has, when stated")
     fits_in_ram: bool | None
+    platform_holds_ram: bool = Field(
+        default=True, description="False: the machine class sized cannot hold the RAM needed (a desktop for 364 GiB)"
+    )
     layers_on_gpu: int
     layers_total: int
     ram: RamSpec
@@ -144,6 +147,17 @@ def ram_spec(req: OffloadRequest, needed_gib: float = 0.0) -> tuple[RamSpec, lis
     said = req.memory or req.channels or req.machine
     code = "offload_ram_stated" if said else "offload_ram_default"
     return spec, [note(code, memory=memory.upper(), channels=channels, peak=peak, share=share, machine=machine_key)]
+
+
+def _over_platform(req: OffloadRequest, ram_needed: float, channels: int) -> list[Note]:
+    """A plan on a named machine class (or a 2-channel board) whose RAM that class cannot hold: 362 GiB of
+    DeepSeek on a desktop that takes 192-256 GB on its 4 DIMM slots is no plan, whatever its speed works out to."""
+    machines = memory_table()["machines"]
+    key = req.machine or ("desktop" if req.channels is not None and req.channels <= 2 else None)
+    cap = machines.get(key, {}).get("max_ram_gib") if key else None
+    if cap is None or ram_needed <= cap:
+        return []
+    return [note("offload_ram_over_platform", need=ram_needed, channels=channels, max=cap)]
 
 
 def _machine_for(needed_gib: float, generation: str) -> str:
@@ -225,6 +239,8 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
     fits_in_ram = None if req.ram_gib is None else ram_needed <= req.ram_gib
     if fits_in_ram is False:
         warnings.append(note("offload_ram_short", need=ram_needed, have=req.ram_gib))
+    over_platform = _over_platform(req, ram_needed, ram.channels)
+    warnings += over_platform
     if strategy != "gpu_only":
         warnings.append(note("offload_prefill_slow"))
     assumptions.append(
@@ -247,6 +263,7 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
         ram_needed_gib=round(ram_needed, 1),
         ram_gib=req.ram_gib,
         fits_in_ram=fits_in_ram,
+        platform_holds_ram=not over_platform,
         layers_on_gpu=layers_on_gpu,
         layers_total=n_layers,
         ram=ram,

@@ -198,6 +198,8 @@ def _sized_workload(req: RecommendRequest, persona: Persona) -> tuple[VramReques
     if w.mode == "inference" and w.precision is None:
         key = "personal_inference" if personal else "serving"
         update["precision"] = advice.policy()["default_precision"][key]
+        if personal and w.engine and engine_for(w.engine) != "llama.cpp":
+            update["precision"] = "awq"  # the engine the user runs loads no GGUF file: its 4-bit is AWQ
         notes.append(note(f"default_precision_{key}", precision=update["precision"]))
     if "context_tokens" not in w.model_fields_set:  # not stated: what an expert assumes for this job
         tokens = advice.default_context(w.mode, personal)

@@ -113,6 +113,8 @@ class BigModel(Capability):
                 context_tokens=tokens,
                 gpu=rules["offload_gpu"],
                 num_gpus=1,
+                # the user's own platform ("my AM5 desktop"): its channels set the speed, its slots the RAM it holds
+                **({"machine": s.machine} if s.machine else {}),
             )
             priced = "price" in ctx.parsed.asks or ctx.parsed.gpu_price or ctx.parsed.budget
             if set(ctx.intents) & {"recommend", "build", "cost"} or priced:

@@ -174,7 +174,9 @@ def _job(ctx: PlanContext) -> dict[str, Any]:
     family = getattr(p, "model_family", None)
     if family:
         args["family"] = family
-    if p.serving or s.serving:
+    if s.engine and s.engine != "training":
+        args["engine"] = s.engine  # the engine the user runs: its formats (GGUF or not) and its headroom
+    elif p.serving or s.serving:
         args["engine"] = "vllm"  # serving other people: vLLM's formats and headroom, not a GGUF file
     ram = p.ram_gib if p.ram_gib is not None else getattr(s, "ram_gib", None)
     if ram:

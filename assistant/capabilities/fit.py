@@ -250,6 +250,9 @@ def plan_fit(ctx: PlanContext, s: Scenario, owner: str) -> None:
         context_tokens=s.context_tokens or capped_context(s, advice.default_context("inference", personal=personal)),
         **precision,
         **({"engine": s.engine or _personal_engine(s)} if s.engine or personal else {}),
+        # "how many users can it serve" with no format named is asked of the model as published: its count at the
+        # published precision leads (a few at BF16), quantization is the lever the answer offers, not the default
+        **({"spare_room": False} if ctx.parsed.asks_concurrency and not s.precision else {}),
     )
 
 

@@ -41,6 +41,24 @@ def _machines(ram_type: str | None, text: str = "") -> tuple[str, ...]:
     return _MACHINES_DDR4 if ddr4 else _MACHINES
 
 
+def _platform_results(turn: Turn, names: tuple[str, ...]) -> list[OffloadResult]:
+    """Each platform's estimate in `names` order, then the other cards': a call another capability also planned
+    ("单路还是双路" reads the user's platform as two sockets) runs once under that capability, so match by args."""
+    own = [o for o in turn.outcomes if o.call.owner == "host" and isinstance(o.result, OffloadResult)]
+    if not own:
+        return []
+    gpu = own[0].call.args.get("gpu")
+    found: dict[str, OffloadResult] = {}
+    for o in turn.outcomes:
+        args = o.call.args
+        if isinstance(o.result, OffloadResult) and args.get("gpu") == gpu and args.get("machine") in names:
+            found.setdefault(args["machine"], o.result)
+    others = [o.result for o in own if o.call.args.get("gpu") != gpu]
+    if len(found) < len(names):
+        return [o.result for o in own]  # not every platform estimated: the calls as planned
+    return [found[m] for m in names] + others
+
+
 class Host(Capability):
     intent = "host"
     cites_guides = False
@@ -68,9 +86,9 @@ class Host(Capability):
         return -3  # the platform question is the one asked: RAM bandwidth leads, the deployment follows
 
     def render(self, w: Writer, turn: Turn) -> None:
-        results = turn.own(self.intent, OffloadResult)
         machines = memory_table()["machines"]
         names = _machines(turn.plan.scenario.ram_type, turn.parsed.text)
+        results = _platform_results(turn, names)
         rows = [
             w.t(
                 "host_platform_item",

@@ -266,7 +266,8 @@ def _ram_lead(w: Writer, turn: Turn) -> bool:
     for i, o in turn.results(OffloadResult):
         if named and resolve_precision(o.precision).name != resolve_precision(named).name:
             continue
-        if i not in turn.shown and o.strategy != "gpu_only" and o.fits_in_ram is not False:
+        # a platform that cannot hold the RAM (a desktop for 364 GiB) is no way to run it: another row is
+        if i not in turn.shown and o.strategy != "gpu_only" and o.fits_in_ram is not False and o.platform_holds_ram:
             turn.shown.add(i)
             offload_lines(w, o)
             return True

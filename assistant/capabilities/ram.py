@@ -104,6 +104,8 @@ class Ram(Capability):
             if spill:
                 within = _within(spill["model"], tokens) if "model" in spill else tokens
                 args = dict(precision=_FORMAT, context_tokens=within, gpu=gpu.id, num_gpus=n)
+                if ctx.scenario.machine:  # the user's platform ("my AM5 desktop"): its channels and RAM slots
+                    args["machine"] = ctx.scenario.machine
                 ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **spill, **args)
         elif ref:  # no card named: what the RAM must hold to run the model at all, and how fast from RAM alone
             ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **ref, precision=_FORMAT)

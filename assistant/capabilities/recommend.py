@@ -38,7 +38,8 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
         "deployment": s.deployment,
         "rent_alternative": False if s.cloud_excluded else None,
         # users to serve: 16-bit weights, a service that runs around the clock
-        "serving": True if (s.serving or s.users) else None,
+        # ("100 concurrent users": many conversations at once are a service too, as understanding/focus.py reads it)
+        "serving": True if (s.serving or s.users or (s.mode in (None, "inference") and (s.batch or 0) > 2)) else None,
         "min_card_gib": s.min_card_gib or None,
         "budget_includes_host": True if s.budget is not None and s.budget_scope == "machine" else None,
         "require_nvlink": True if parsed.require_nvlink else None,

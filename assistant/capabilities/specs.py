@@ -18,6 +18,7 @@ from assistant.understanding import ParsedQuery
 from tools.advice import reference_models
 from tools.gpu_search import GpuRow, GpuSpecsResult
 from tools.notes import money, note
+from tools.tco import TcoResult
 from tools.vram import VramResult
 
 _MIN_TFLOPS = 20  # smaller "T" numbers are not tensor throughput claims
@@ -172,8 +173,10 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
         _answers(w, g, asks or [c.topic for c in parsed.claims])
 
 
-def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult]) -> None:
-    """Buying second-hand: the dated used price, what the card runs, what to check before paying."""
+def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult], rent_first: bool = False) -> None:
+    """Buying second-hand: the dated used price, what the card runs, what to check before paying. Under a lead that
+    says rent (`rent_first`: the cost comparison finds renting cheaper), the block is what to know *if* the user buys
+    anyway, not a second verdict ("worth buying") against the first."""
     for g in spec.gpus:
         if len(spec.gpus) > 1 and g.price is not None and not g.unofficial:
             continue  # "used 3090 vs new 4090": the card on sale new is not the second-hand one
@@ -184,7 +187,7 @@ def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult]) -> None:
         if g.used_price_range:
             low, high = g.used_price_range
             price = w.t("used_price", low=money(low, g.currency), high=money(high, g.currency), date=g.used_price_date)
-        w.say("used_head", name=g.name, vram=g.vram_gib, price=price)
+        w.say("used_head_if_buying" if rent_first else "used_head", name=g.name, vram=g.vram_gib, price=price)
         if fit is not None and fit.fit is not None:
             key = "used_runs" if fit.fit.fits else "used_runs_not"
             w.say(key, model=fit.model, need=fit.per_gpu_gib, usable=fit.fit.usable_gib_per_gpu)
@@ -237,7 +240,8 @@ class Specs(Capability):
         for i, spec in turn.results(GpuSpecsResult):
             if i not in turn.shown:
                 if turn.parsed.used_market:
-                    used_lines(w, spec, turn.own(self.intent, VramResult))
+                    rent_first = any(t.rent and t.cheapest != "buy" for _, t in turn.results(TcoResult))
+                    used_lines(w, spec, turn.own(self.intent, VramResult), rent_first)
                 gpu_info_lines(w, spec, turn.parsed)
                 turn.shown.add(i)
 

@@ -142,6 +142,7 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
     """The scenario from earlier tool calls, plus what the user said in turns the planner answered with a
     question ("which GPU?"): "Qwen2.5-7B 推理速度多少？" -> "which GPU?" -> "一张 4090" keeps the model."""
     scenario = scenario_from_messages(history)
+    _keep_named_engine(history, scenario)
     last_tools = max((i for i, m in enumerate(history) if isinstance(m, AIMessage) and m.tool_calls), default=-1)
     for msg in history[last_tools + 1 :]:
         if isinstance(msg, HumanMessage):
@@ -151,6 +152,15 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
             if intents:
                 scenario.last_intents = intents
     return scenario
+
+
+def _keep_named_engine(history: list[BaseMessage], scenario: Scenario) -> None:
+    """The engine the user last named stays until they name another: a turn whose calls carry no engine
+    ("I use vLLM, biggest model on a 4090?" sizes with largest_model) must not drop it, and one the planner
+    chose for a turn (vLLM for a service) does not replace it."""
+    named = next((p for m in reversed(history) if isinstance(m, HumanMessage) and (p := parse(_text(m))).engine), None)
+    if named is not None:
+        scenario.engine, scenario.engine_name = named.engine, named.engine_name
 
 
 def _calls_message(calls: list[ToolCall]) -> AIMessage:

@@ -88,6 +88,16 @@ _TRAINING_MODES = ("full", "lora", "qlora")
 _QUANTIZED_TRAINING_BASES = ("nf4", "nf4_dq", "int8", "gptq", "awq")
 
 
+def _runs_gguf(parsed: ParsedQuery, s: Scenario) -> bool:
+    """The one rule for which engines load GGUF files: llama.cpp and everything built on it (Ollama, LM Studio:
+    the sizing table's llama.cpp aliases, named now or before) and an offload engine whose weights are GGUF
+    (ktransformers: system_memory.yaml offload_engines)."""
+    from tools.offload import memory_table
+
+    offload = memory_table().get("offload_engines", {}).get(parsed.offload_engine or "", {})
+    return engine_key(s.engine) == "llama.cpp" or offload.get("weights") == "gguf"
+
+
 def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]:
     """Carry the previous scenario over; the new message changes only what it mentions."""
     s = previous.model_copy(deep=True)
@@ -113,7 +123,7 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
         s.utilization = min(1.0, parsed.hours_per_month / tco_defaults()["hours_per_month"])
     _merge_gpus(parsed, s)
     _merge_sample_length(parsed, s)
-    if parsed.precision in _GGUF_OF and s.mode in (None, "inference") and engine_key(s.engine) == "llama.cpp":
+    if parsed.precision in _GGUF_OF and s.mode in (None, "inference") and _runs_gguf(parsed, s):
         s.precision = _GGUF_OF[parsed.precision]  # "4bit" on llama.cpp (named now or before): its Q4_K_M GGUF
     if s.currency is None:
         s.currency = currency_for(parsed.language)
@@ -316,6 +326,7 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     intents = choose_intents(parsed, previous)
     ctx = PlanContext(parsed=parsed, previous=previous, scenario=s, intents=intents)
     _family_sizes(ctx)
+    _serving_default_model(ctx)
     if parsed.model_how == "engine_default" and parsed.offload_engine:  # "ktransformers 教程": DeepSeek-R1
         from tools.model_match import match_model
 
@@ -362,6 +373,28 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         second_round=ctx.second_round,
         quick_replies=ctx.quick_replies,
     )
+
+
+# Questions about hardware for a service whose load is stated: a typical model is sized when none is named
+_SERVING_INTENTS = ("memory", "recommend", "fit", "rent_where", "cost")
+
+
+def _serving_default_model(ctx: PlanContext) -> None:
+    """ "公司 200 人用知识库问答，要什么服务器", "100 concurrent users, what GPU?": the users are stated and the
+    model is not. An expert sizes a typical chat / RAG model for them (advice.yaml serving_chat_model) with their
+    KV cache and says so in one line, rather than asking which model."""
+    p, s = ctx.parsed, ctx.scenario
+    load = (p.batch or 0) > 1 or (p.users or 0) > 1
+    training = p.fine_tune_unspecified or any(job != "inference" for job in p.jobs)
+    if ctx.has_model or not load or s.mode not in (None, "inference") or training:
+        return
+    if "capacity" in ctx.intents or not set(ctx.intents) & set(_SERVING_INTENTS):
+        return
+    from tools.advice import serving_chat_model
+    from tools.model_match import match_model
+
+    s.model = serving_chat_model()
+    ctx.notes.append(note("serving_model_default", model=match_model(s.model).arch.name))
 
 
 # Parts planned beside the question when it calls for them: a model too big for any card (how people deploy it),
@@ -412,10 +445,18 @@ _PRICED = ("rent_where", "cost", "api")  # where it rents, buy vs rent, the API 
 
 def _family_sizes(ctx: PlanContext) -> None:
     """A family named with no size ("the code llama models", "千问要多少显存") is its common sizes, each sized."""
-    from tools.model_match import family_models
+    from tools.model_match import family_models, match_model, newer_version_of
 
     parsed, s = ctx.parsed, ctx.scenario
     if s.model or s.params_b or not parsed.model_family:
+        return
+    # "Kimi K3", "DeepSeek V5": one model of a newer version than the registry knows, read as the family's newest
+    # model and said so, never silently another model or the family's common sizes
+    nearest = newer_version_of(parsed.unknown_model or "", parsed.model_family)
+    if nearest and set(ctx.intents) & set((*_SIZING, *_PRICED)):
+        s.model, parsed.models_mentioned, typed = nearest, [nearest], parsed.unknown_model
+        parsed.unknown_model = None
+        ctx.notes.append(note("newer_version_read_as", typed=typed, model=match_model(nearest).arch.name))
         return
     picks = family_models(parsed.model_family)
     # a family of one model ("[vicgalle/gpt-j-api]": GPT-J-6B) is that model for a price question too

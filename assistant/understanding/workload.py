@@ -223,12 +223,20 @@ def _workload_words(st: _State) -> None:
     if fine_tune and not methods and not q.pretrain:
         jobs["lora"] = fine_tune.start()
     trained = min([*methods.values(), *([fine_tune.start()] if fine_tune else [])], default=None)
-    then_run = rx["mode_run_after_training"].search(text, trained) if trained is not None else None
-    if then_run and "inference" not in jobs:
-        jobs["inference"] = then_run.start()  # "finetune and later run the LLaMA 65B model": both jobs
+    _running_too(text, trained, jobs)
     if q.pretrain:
         jobs["full"] = min(jobs.get("full", len(text)), rx["mode_pretrain"].search(text).start())  # type: ignore[union-attr]
     q.jobs = sorted(jobs, key=lambda k: jobs[k])  # type: ignore[assignment]
+
+
+def _running_too(text: str, trained: int | None, jobs: dict[str, int]) -> None:
+    """Running the model is asked beside the training: "finetune and later run the LLaMA 65B model", "run or
+    fine-tune on my 4070" (a run word joined to a training word, not "能跑多大的模型来微调")."""
+    rx = _lex().rx
+    then_run = rx["mode_run_after_training"].search(text, trained) if trained is not None else None
+    both = then_run or rx["mode_run_and_train"].search(text)
+    if both and "inference" not in jobs:
+        jobs["inference"] = both.start()
 
 
 def _training_options(st: _State) -> None:
