@@ -148,11 +148,11 @@ def _stand_in(ctx: PlanContext, gid: str, count: int) -> dict[str, Any]:
         offer = min(single, key=lambda o: o.price_per_hour) if single else next(iter(own.alternatives), None)
     if offer is None:
         return {}
-    memory = resolve_gpu(gid)[0].vram_gib * count
+    card = resolve_gpu(gid)[0]
     ctx.notes.append(
-        note("tco_stand_in", gpu=resolve_gpu(gid)[0].name, n=offer.num_gpus, alt=offer.gpu, gib=memory)
+        note("tco_stand_in", gpu=card.name, n=offer.num_gpus, alt=offer.gpu, gib=card.vram_gib * count)
         if not (s.model or s.params_b)
-        else note("tco_stand_in_model", gpu=resolve_gpu(gid)[0].name, n=offer.num_gpus, alt=offer.gpu)
+        else note("tco_stand_in_model", gpu=card.name, n=offer.num_gpus, alt=offer.gpu)
     )
     return {"rent_gpu": offer.gpu_id, "rent_num_gpus": offer.num_gpus}
 

@@ -19,7 +19,7 @@ from assistant.capabilities.ram import _tiers
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools import advice
-from tools.catalog import catalog
+from tools.catalog import catalog, resolve_gpu
 from tools.offload import OffloadResult
 from tools.speed import SpeedResult
 
@@ -59,7 +59,7 @@ class CpuOrGpu(Capability):
         cpu = next(iter(turn.own(self.intent, OffloadResult)), None)
         if speed is None or cpu is None or not speed.decode_tokens_per_s or not cpu.decode_tokens_per_s:
             return
-        card = catalog().get(speed.gpu) or next((g for g in catalog().values() if g.name == speed.gpu), None)
+        card = resolve_gpu(speed.gpu)[0]  # the result carries the card's display name
         w.say(
             "cpu_or_gpu_lead",
             gpu=speed.gpu,
@@ -69,7 +69,7 @@ class CpuOrGpu(Capability):
             gpu_tps=speed.decode_tokens_per_s,
             cpu_tps=cpu.decode_tokens_per_s,
             times=speed.decode_tokens_per_s / cpu.decode_tokens_per_s,
-            gpu_gbs=card.bandwidth_gbs if card else 0,
+            gpu_gbs=card.bandwidth_gbs or 0,
             cpu_gbs=cpu.ram.peak_gbs,
             memory=cpu.ram.memory.upper(),
             channels=cpu.ram.channels,

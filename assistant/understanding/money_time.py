@@ -130,10 +130,12 @@ def _horizon(st: _State) -> None:
         st.t.take(m.start(), m.end())
 
 
+_PRICE_GAP = re.compile(r"\s*(?:for|at|@|=|:)\s*~?\s*", re.I)  # between a card's name and its price
+
+
 def _priced_card(st: _State, at: int) -> bool:
     """An amount right after a card's name is its price ("a DGX Spark for $4000", "4090 @ 1.3万")."""
-    gap = re.compile(r"\s*(?:for|at|@|=|:)\s*~?\s*", re.I)
-    return any(0 <= at - g.end <= 8 and gap.fullmatch(st.t.text[g.end : at]) for g in st.gpus if g.value)
+    return any(0 <= at - g.end <= 8 and _PRICE_GAP.fullmatch(st.t.text[g.end : at]) for g in st.gpus if g.value)
 
 
 def _money(st: _State) -> None:
