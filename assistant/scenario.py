@@ -39,12 +39,15 @@ class Scenario(BaseModel):
     serving: bool = False
     min_card_gib: float | None = None
     users: int | None = None
+    shared_by: int | None = None  # a team's budget buys one shared machine for this many people (tools/recommend.py)
     budget_scope: str | None = None
     gpu_price: float | None = None
     cloud_price: float | None = None
     fused_loss: bool | None = None  # training with a fused/chunked cross-entropy (Unsloth, Liger)
     engine: str | None = None  # the engine named (tools/sizing.py keys): the fit verdict's headroom
     engine_name: str | None = None  # as named ("ollama" is llama.cpp's headroom, but offloads whole layers only)
+    # an engine that runs the model from system RAM by design ("ktransformers": system_memory.yaml offload_engines)
+    offload_engine: str | None = None
     ram_gib: float | None = None  # system RAM, for CPU offload
     ram_type: str | None = None  # "ddr4", "ddr5-6000"
     machine: str | None = None  # CPU platform class (system_memory.yaml machines)

@@ -226,7 +226,7 @@ def test_an_english_question_about_old_server_cards_leads_with_the_sizes():
     plan, answer = _turn("Got 4x Tesla T4 from an old server, what's the biggest model I can serve with them?")
     assert plan.intents == ["capacity"]
     assert _largest_calls(plan) == [{"gpu": "t4", "num_gpus": 4, "mode": "inference", "engine": "vllm"}]
-    assert answer.startswith("4 × NVIDIA T4: 4-bit (AWQ) up to about ")
+    assert answer.startswith("4 × NVIDIA T4 (64 GB in all): 4-bit (AWQ) up to about ")
     assert not check(answer, "en")
 
 
@@ -238,14 +238,14 @@ def test_two_hardware_options_are_each_answered():
         {"gpu": "rtx-4090", "num_gpus": 1, "mode": "finetune"},
     ]
     first, second = answer.split("\n\n")[:2]
-    assert first.startswith("2 × NVIDIA GeForce RTX 3090: QLoRA fine-tuning up to about ")
+    assert first.startswith("2 × NVIDIA GeForce RTX 3090 (48 GB in all): QLoRA fine-tuning up to about ")
     assert second.startswith("One NVIDIA GeForce RTX 4090: QLoRA fine-tuning up to about ")
 
 
 def test_a_fine_tuning_question_in_chinese_leads_with_the_biggest_method():
     plan, answer = _turn("双卡 4090 最大能微调多大的模型？")
     assert _largest_calls(plan) == [{"gpu": "rtx-4090", "num_gpus": 2, "mode": "finetune"}]
-    assert answer.startswith("2 张 NVIDIA GeForce RTX 4090：QLoRA 微调最大约 ")
+    assert answer.startswith("2 张 NVIDIA GeForce RTX 4090（共 48 GB）：QLoRA 微调最大约 ")
     assert "assumed_lora" not in plan.notes  # every method is sized: none was assumed
 
 
@@ -275,4 +275,4 @@ def test_a_follow_up_changes_the_count_and_keeps_the_question():
     plan, _ = _turn("我只有一张 3060 12G，能跑多大的模型？")
     follow, answer = _turn("那两张呢？", plan.scenario)
     assert _largest_calls(follow) == [{"gpu": "rtx-3060-12gb", "num_gpus": 2, "mode": "inference"}]
-    assert answer.startswith("2 张 NVIDIA GeForce RTX 3060 12GB：")
+    assert answer.startswith("2 张 NVIDIA GeForce RTX 3060 12GB（共 24 GB）：")

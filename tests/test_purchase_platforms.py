@@ -107,3 +107,61 @@ def test_a_home_question_about_a_server_model_leads_with_its_4bit_size(advisor):
     q = "What are the minimum hardware specs to run GLM 4.5 locally on Windows 11 with Ollama or LM Studio?"
     lead = _lead(_ask(advisor, q).answer)
     assert "GiB of weights" in lead and "4-bit" in lead, lead
+
+
+@pytest.mark.parametrize(
+    ("question", "words", "card"),
+    [
+        ("Do I need a GPU to run Llama 3 8B, or can I use integrated graphics?", ["not required", "CPU"], "3060"),
+        ("跑 deepseek r1 14b 需要独显吗，还是集显就行", ["不需要独立显卡", "CPU"], "3060"),
+        ("没有独立显卡能跑 qwen2.5 7b 吗？我的电脑 16G 内存", ["不需要独立显卡", "CPU"], "3060"),
+        ("没有显卡可以跑 Qwen2.5-32B 吗？电脑 16G 内存", ["16 GB 内存放不下"], "4090"),
+    ],
+)
+def test_do_i_need_a_gpu_leads_with_the_cpu_then_the_card_that_holds_it(advisor, question, words, card):
+    """No card named: no GPU is required (the CPU's speed from RAM, or the RAM too small), then the smallest common
+    card that holds the model at 4-bit and how much faster it is; integrated graphics run at the CPU's speed."""
+    final = _ask(advisor, question)
+    lead = _lead(final.answer)
+    assert all(w in lead for w in words), lead
+    second = lead_of(final.answer, 2)
+    assert card in second and "GB/s" in second, second
+    assert "集成显卡" in final.answer or "Integrated graphics" in final.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Thinkpad with Intel UHD Graphics 620, 8GB DDR4. What models can I run?", ["Without a GPU", "8 GB"]),
+        ("我的笔记本是集成显卡，内存 32G，能跑什么大模型？", ["不用显卡也能跑", "CPU", "32 GB"]),
+        (
+            "mac 什么配置可以跑呢 MacBook Pro 2.8 GHz 四核Intel Core i7 Intel Iris Plus Graphics 655 1536 MB "
+            "16 GB 2133 MHz LPDDR3",
+            ["能跑", "CPU", "16 GB"],
+        ),
+    ],
+)
+def test_a_machine_with_only_integrated_graphics_is_sized_on_its_cpu_and_ram(advisor, question, words):
+    final = _ask(advisor, question)
+    lead = _lead(final.answer)
+    assert all(w in lead for w in words), lead
+    assert any(c.name == "estimate_offload" and c.args.get("strategy") == "cpu" for c in final.tool_calls)
+
+
+@pytest.mark.parametrize(
+    ("question", "card", "faster"),
+    [
+        (
+            "I have two 3090's and 128 gigs of ram on an i9. Would the GPU play any relevance in this or is that "
+            "only used for training models?",
+            "3090",
+            "faster",
+        ),
+        ("显卡是不是只对训练有用？推理的话用 CPU 就行吗？我有一张 3060 和 64G 内存", "3060", "快约"),
+    ],
+)
+def test_is_the_gpu_only_for_training_answers_with_its_speed_for_running(advisor, question, card, faster):
+    final = _ask(advisor, question)
+    lead = _lead(final.answer)
+    assert card in lead and faster in lead and "GB/s" in lead, lead
+    assert not any(c.args.get("mode") in ("finetune", "lora", "qlora") for c in final.tool_calls)

@@ -52,10 +52,22 @@ def persona_from_budget(budget: float | None, currency: str) -> Persona:
     return "team" if budget <= brackets["team_up_to"] else "company"
 
 
+def shared_service(concurrent: int) -> bool:
+    """Whether this many conversations at once make a shared service rather than one person's PC: a team's
+    server with batching (vLLM), not a Mac or a unified-memory mini PC that serves one user at a usable speed
+    (advice.yaml service_from_concurrent)."""
+    return concurrent >= int(policy()["service_from_concurrent"])
+
+
 def unstated_budget(persona: Persona, currency: str) -> float | None:
     """What a persona spends on the cards when the question gives no budget (None: no such default)."""
     found = (policy().get("unstated_budget") or {}).get(persona)
     return float(found[currency]) if found and currency in found else None
+
+
+def team_shared_people() -> int:
+    """People a team's shared machine is bought for when the question does not say (advice.yaml)."""
+    return int(policy()["team_shared_people"])
 
 
 def concurrent_from_users(users: int) -> int:
@@ -206,6 +218,14 @@ class Ranked(BaseModel):
     training: bool = Field(default=False, description="tokens_per_s is a training throughput")
     brim: bool = Field(default=False, description="Fills its cards past brim_share of the usable memory")
 
+    def too_slow(self, min_speed: float | None = None) -> bool:
+        """Below a usable chat speed per user (the user's own target, if they said one), or a fine-tune slower
+        than a weekend run allows: ranked last whatever its price, and never the pick a soft budget favours."""
+        floor = min_speed if min_speed is not None else min_chat_speed()
+        if self.per_user_tokens_per_s is not None and self.per_user_tokens_per_s < floor:
+            return True
+        return self.training and self.tokens_per_s is not None and self.tokens_per_s < min_training_speed()
+
 
 def rank(
     options: Iterable[Ranked],
@@ -230,9 +250,7 @@ def rank(
 
     def key(o: Ranked) -> tuple:
         tps = o.tokens_per_s or 1e-9
-        floor = min_speed if min_speed is not None else min_chat_speed()  # the user's own target, if they said one
-        too_slow = o.per_user_tokens_per_s is not None and o.per_user_tokens_per_s < floor
-        too_slow = too_slow or (o.training and o.tokens_per_s is not None and o.tokens_per_s < min_training_speed())
+        too_slow = o.too_slow(min_speed)  # the user's own target, if they said one
         # the user asked for the lowest price, or the most speed: that first, among cards of the best ecosystem
         if preference == "cheapest":
             return (too_slow or o.tight, o.ecosystem, o.cost, -tps)

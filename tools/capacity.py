@@ -124,6 +124,7 @@ class CapacityResult(BaseModel):
     cpu_ram_gib: float | None = Field(default=None, description="No GPU: the RAM the CPU runs the models from")
     capacity_gib: float = Field(description="Memory of one card")
     num_gpus: int
+    total_gib: float | None = Field(default=None, description="Memory of all the cards together (num_gpus x one)")
     mode: CapacityMode
     context_tokens: int = Field(description="Inference context (training ways: sequence_tokens)")
     sequence_tokens: int = Field(description="Training sequence length")
@@ -201,6 +202,7 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
         cpu_ram_gib=req.cpu_ram_gib,
         capacity_gib=round(hw.capacity_gib, 2),
         num_gpus=hw.num_gpus,
+        total_gib=round(hw.capacity_gib * hw.num_gpus, 2),
         mode=req.mode,
         context_tokens=inference_ctx,
         sequence_tokens=training_ctx,

@@ -88,7 +88,12 @@ class CardRiskResult(BaseModel):
     lead: Note | None = Field(description="The sentence an expert leads with; None: nothing to warn about")
     facts: list[Note] = Field(default_factory=list)
     instead: list[Note] = Field(default_factory=list, description="What to do on this card")
-    alternatives: list[Note] = Field(default_factory=list, description="Better cards for about the same money")
+    alternatives: list[Note] = Field(default_factory=list, description="Better cards to buy instead, priced")
+    alternatives_cost_more: bool = Field(
+        default=False,
+        description="The better cards cost clearly more than this one (a $40 K80 against a $215 RTX 3060): they "
+        "are worth the extra money, not 'about the same money'",
+    )
     decode_tokens_per_s: float | None = Field(default=None, description="The speed example, per GPU")
     assumptions: list[Note] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list, description="Source ids (card_risks.yaml or support.yaml)")
@@ -198,6 +203,7 @@ def assess_card(req: CardRiskRequest) -> CardRiskResult:
         facts=_dedupe(facts),
         instead=_instead(req, lead_card),
         alternatives=_alternatives(req, lead_card),
+        alternatives_cost_more=_alternatives_cost_more(req, lead_card),
         decode_tokens_per_s=speed,
         assumptions=[note("risk_as_of", as_of=str(table()["as_of"]))],
         sources=list(dict.fromkeys(sources)),
@@ -249,6 +255,23 @@ def _fp16(c: _Card) -> Note:
     return note(f"risk_fp16_{kind}", gpu=c.spec.name, fp32=c.spec.fp32_tflops or 0.0)
 
 
+_SAME_MONEY = 1.5  # a replacement within this factor of the card's own price is "about the same money"
+
+
+def _price(gpu: GpuSpec, currency: str) -> float | None:
+    book = load_prices()
+    bought = purchase_price(gpu, currency, book) or used_purchase_price(gpu, currency, book)
+    return bought[0] if bought else None
+
+
+def _alternatives_cost_more(req: CardRiskRequest, c: _Card) -> bool:
+    """Whether even the cheapest replacement costs clearly more than the card (K80 $40, M40 $85 against a $215 RTX
+    3060): then they are the better buy for more money, never "for about the same money"."""
+    own = _price(c.spec, req.currency)
+    alts = [p for p in (_price(catalog()[i], req.currency) for i in _alt_ids(c)) if p]
+    return bool(own and alts and min(alts) > _SAME_MONEY * own)
+
+
 def _lead(req: CardRiskRequest, c: _Card, group: list[_Card]) -> Note | None:
     spec = c.spec
     shared: dict[str, Any] = dict(gpus=_names(group), arch=_arch(spec), cc=spec.compute_capability or "-")
@@ -280,7 +303,8 @@ def _lead(req: CardRiskRequest, c: _Card, group: list[_Card]) -> Note | None:
     if c.risk == "pre_bf16":
         return note("risk_lead_train_fp16" if req.job == "training" else "risk_lead_infer_fp16", **shared)
     if c.risk == "legacy" and not req.owned:
-        return note("risk_lead_skip", **shared, alts=_alt_names(c))
+        code = "risk_lead_skip_pricier" if _alternatives_cost_more(req, c) else "risk_lead_skip"
+        return note(code, **shared, alts=_alt_names(c))
     if c.risk == "legacy":
         return note("risk_lead_owned_slow", **shared, n=req.num_gpus)
     if c.risk == "pascal" and req.job == "buy" and not req.owned:

@@ -93,6 +93,11 @@ class CompareRequest(BaseModel):
         "within it fits (it is shown with how much it is over)",
     )
     preference: Literal["cheapest", "fastest", "balanced"] = "balanced"
+    owned: list[str] = Field(
+        default_factory=list,
+        description="GPUs the user already has ('I have a 5090; would two 2080 Ti be better?'): one that does the job "
+        "stays the pick unless another is clearly faster at the job's bottleneck",
+    )
     persona: Persona | None = Field(
         default=None, description="individual, team or company: the price band in which fewer cards win"
     )
@@ -756,10 +761,27 @@ def _within(job: _Job, r: CompareRow) -> bool:
     return budget is None or (r.cards_cost is not None and r.cards_cost <= budget + 1e-9)
 
 
+def _support_ended(r: CompareRow) -> bool:
+    """A card no current driver, CUDA or engine build supports (Kepler: K80): whatever it costs, it is no pick."""
+    from tools.card_risk import generation_of
+
+    gpu = catalog().get(r.gpu_id)
+    row = generation_of(gpu) if gpu is not None else None
+    return row is not None and row.get("support") == "ended"
+
+
 def _order(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> list[int]:
     """Rows best first: those within the budget ranked by the policy, then those over it, the least over first;
-    a rig bigger than a home PC takes comes last for one person."""
+    a rig bigger than a home PC takes comes last for one person; a card out of support goes after every card
+    current software runs on (a $40 K80 is cheap because nothing current runs on it)."""
     live = [i for i, r in enumerate(rows) if r.error is None and r.count is not None]
+    ended = [i for i in live if _support_ended(rows[i])]
+    if ended and len(ended) < len(live):
+        return [*_order_among(job, rows, [i for i in live if i not in ended], axis, basis), *ended]
+    return _order_among(job, rows, live, axis, basis)
+
+
+def _order_among(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, basis: Basis) -> list[int]:
     limit = _home_limit(job)
     too_big = [i for i in live if limit is not None and (rows[i].count or 0) > limit and not rows[i].count_asked]
     if too_big and len(too_big) < len(live):
@@ -891,6 +913,11 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     nxt = rows[order[1]] if len(order) > 1 else None
     firsts = (_near_tie(p, nxt, axis), _all_fit(rows, order, axis), _fit_reason(p), _budget_reason(job, p))
     out = [n for n in firsts if n]
+    if job.req.owned and p.gpu_id in {resolve_gpu(name)[0].id for name in job.req.owned}:
+        out.insert(0, note("cmp_pick_owned", gpu=p.gpu))  # "I have a 5090": keeping it is the first reason
+    ended = next((catalog().get(rows[i].gpu_id) for i in order[1:] if _support_ended(rows[i])), None)
+    if ended is not None and not _support_ended(p):  # "K80 or 3090?": why the cheap card loses comes first
+        out.insert(0, note("cmp_pick_over_ended", gpu=ended.name, cc=ended.compute_capability or "-"))
     if axis in ("methods", "precisions"):
         out.append(_quality_reason(p))
     if axis != "cards" and nxt is not None and p.count and nxt.count and p.count < nxt.count:
@@ -972,6 +999,8 @@ def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Bas
     if r.count is None:
         return [note("cmp_fits_nowhere")]
     out: list[Note] = []
+    if _support_ended(r) and not _support_ended(p):
+        out.append(note("cmp_support_ended"))
     if r.tokens_per_s_per_user is not None and r.tokens_per_s_per_user < advice.min_chat_speed():
         out.append(note("cmp_too_slow", tps=r.tokens_per_s_per_user, floor=advice.min_chat_speed()))
     if p.count and r.count > p.count:
@@ -995,8 +1024,25 @@ def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Bas
     return [n for n in out if n][:_MAX_OTHER_NOTES]
 
 
+_SWITCH_GAIN = 1.25  # how much faster another card must be at the job's bottleneck to replace one the user has
+
+
+def _keep_owned(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis) -> list[int]:
+    """A card the user already has costs nothing more (advice.md §9: their hardware is the question): when it does
+    the job it stays the pick, unless the ranked pick is clearly faster at the job's bottleneck; a cheaper card
+    that is no faster is no reason to switch."""
+    owned = {resolve_gpu(name)[0].id for name in job.req.owned}
+    mine = [i for i in order if rows[i].gpu_id in owned]
+    if not mine or order[0] in mine:
+        return order
+    pick, own = _speed_of(rows[order[0]], axis), _speed_of(rows[mine[0]], axis)
+    if pick and own and pick >= own * _SWITCH_GAIN:
+        return order
+    return [mine[0], *(i for i in order if i != mine[0])]
+
+
 def _verdict(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> CompareVerdict:
-    order = _order(job, rows, axis, basis)
+    order = _keep_owned(job, rows, _order(job, rows, axis, basis), axis)
     rest = [i for i in range(len(rows)) if i not in order]
     if not order:
         others = [

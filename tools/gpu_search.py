@@ -60,6 +60,11 @@ class GpuRow(BaseModel):
         default=None, description="GeForce only: dense FP8 with FP16 accumulate (the headline figure; 2x the FP32 one)"
     )
     bf16_tflops: float | None
+    has_bf16: bool = Field(
+        default=False,
+        description="BF16 runs natively (GpuSpec.has_bf16): a rate on record, Apple silicon or NVIDIA compute "
+        "capability 8.0+ (the A10G's BF16 rate is unpublished, yet it has BF16)",
+    )
     fp8_tflops: float | None
     nvlink: bool
     nvlink_gbs: float | None
@@ -140,6 +145,7 @@ def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
         fp16_fp16acc_tflops=gpu.fp16_tflops if gpu.fp16_fp32acc_tflops else None,
         fp8_fp16acc_tflops=gpu.fp8_tflops if gpu.fp8_fp32acc_tflops else None,
         bf16_tflops=gpu.bf16_tflops,
+        has_bf16=gpu.has_bf16,
         fp8_tflops=gpu.fp8_fp32acc_tflops or gpu.fp8_tflops,
         nvlink=gpu.nvlink,
         nvlink_gbs=gpu.nvlink_gbs,
@@ -174,7 +180,7 @@ def _keep(req: FindGpusRequest, g: GpuSpec, row: GpuRow) -> bool:
         req.max_price is None or (row.price is not None and row.price <= req.max_price),
         req.vendor is None or g.vendor == req.vendor,
         req.segment is None or g.segment == req.segment,
-        not req.need_bf16 or bool(g.bf16_tflops),
+        not req.need_bf16 or g.has_bf16,  # one home for "has BF16" (an unpublished rate is not "no BF16")
         not req.need_fp8 or bool(g.fp8_tflops or g.fp8_fp32acc_tflops),
         not req.need_nvlink or g.nvlink,
         not req.need_ecc or bool(g.ecc),

@@ -45,6 +45,7 @@ class ModelMatch(BaseModel):
     precision_how: Literal["name", "nearest", "ollama_default", "native"] | None = None
     nearest_of: str | None = Field(default=None, description="The i-quant typed, read as the nearest K-quant")
     context_tokens: int | None = Field(default=None, description="A context the name states ('-128k', '-1M')")
+    library_default: bool = Field(default=False, description="A name with no size read as its Ollama default tag")
 
     @property
     def exact(self) -> bool:
@@ -53,7 +54,10 @@ class ModelMatch(BaseModel):
     def name_notes(self) -> list[Note]:
         """How the name was read, for the answer's assumptions (none for an exact registry hit)."""
         out: list[Note] = []
-        if self.how == "read_as":
+        if self.library_default:
+            said = default_tag_note(self.typed, self.arch.id)
+            out.append(said or note("read_as", typed=self.typed, name=self.arch.name))
+        elif self.how == "read_as":
             out.append(note("read_as", typed=self.typed, name=self.arch.name))
         elif self.how == "ollama":
             out.append(note("model_ollama_tag", typed=self.typed, name=self.arch.name))
@@ -110,6 +114,10 @@ def _ollama_index() -> dict[str, str]:
 def match_model(typed: str) -> ModelMatch:
     """Resolve any typed model name (see the module docstring for the order); the result is shared: read only."""
     parts = split_name(typed)
+    sized = parts.ollama_keys or parts.sizes.total_b or parts.sizes.effective_b
+    default = None if sized else library_default(parts.name)
+    if default is not None:
+        return _with_format(ModelMatch(typed=typed, arch=default, how="ollama", library_default=True), parts)
     hit = _registry_hit(parts)
     if hit is not None:
         arch, how = hit
@@ -147,6 +155,54 @@ def match_model(typed: str) -> ModelMatch:
         arch = generic_arch(_target_b(sizes)).model_copy(update={"name": _display(parts), "id": _slug(parts)})
         return _with_format(ModelMatch(typed=typed, arch=arch, how="generic"), parts)
     raise UnknownNameError("model", typed, likely_models(parts.name or typed))
+
+
+def _library_keys(name: str) -> list[str]:
+    """The Ollama library names a typed name may be ("Llama 3" -> llama3, "deepseek r1" -> deepseek-r1)."""
+    low = name.strip().lower()
+    return list(dict.fromkeys([re.sub(r"\s+", "-", low), re.sub(r"[-_\s]+", "", low)]))
+
+
+def library_default(name: str) -> ModelArch | None:
+    """A name with no size that is an Ollama library's name ("mistral", "llama3", "qwen2.5", "gemma2"): the model
+    the library's default tag (`<library>:latest`, listed on the registry row) pulls, which is what people running
+    it get. Not for a name the registry holds as one model ("deepseek-r1" is the 671B model; "ollama run
+    deepseek-r1" is read as a tag by the parser), nor for a family word people use for the whole family
+    (model_names.yaml `likely`: "qwen", "gemma" ask which one)."""
+    if not name.strip() or _key(name) in load_yaml("model_names.yaml").get("likely", {}):
+        return None
+    for key in _library_keys(name):
+        arch_id = _ollama_index().get(f"{key}:latest")
+        if arch_id is None:
+            continue
+        return None if _one_model_named(name) else registry()[arch_id]
+    return None
+
+
+def _one_model_named(name: str) -> bool:
+    """Whether the registry holds `name` as one model's own name or alias ("deepseek-r1", "phi4", "qwq")."""
+    try:
+        return resolve_model(name)[1] is None
+    except UnknownNameError:
+        return False
+
+
+def default_tag_note(mention: str, model_id: str) -> Note | None:
+    """The line saying a name typed with no size was read as its Ollama library's default model, or None."""
+    parts = split_name(mention)
+    if parts.sizes.total_b or parts.sizes.effective_b or not parts.name:
+        return None
+    if _one_model_named(parts.name) and resolve_model(parts.name)[0].id == model_id:
+        return None  # "mistral-nemo", "phi4": the name is that one model, nothing was assumed
+    for key in _library_keys(parts.name):
+        if _ollama_index().get(f"{key}:latest") == model_id:
+            return note(
+                "model_library_default",
+                typed=mention.strip().rstrip(":"),
+                name=registry()[model_id].name,
+                tag=f"{key}:latest",
+            )
+    return None
 
 
 def likely_models(typed: str, limit: int = 3) -> list[str]:

@@ -79,6 +79,11 @@ class ModelArch(BaseModel):
     native_precision: str | None = Field(
         default=None, description="the format the publisher ships the weights in when not bf16 (fp8, mxfp4)"
     )
+    official_builds: list[str] = Field(
+        default_factory=list,
+        description="other formats the publisher itself ships beside bf16 (Meta's Llama-3.1-405B-Instruct-FP8, "
+        "made to fit one 8 x H100 server): the first way to try on cards with native FP8",
+    )
     num_layers: int = Field(gt=0, le=1000)
     hidden_size: int = Field(gt=0, le=DIM_MAX)
     num_attention_heads: int = Field(gt=0, le=COUNT_MAX)
@@ -101,6 +106,11 @@ class ModelArch(BaseModel):
     )
     kv_layer_share: float = Field(
         default=1.0, gt=0, le=1, description="share of layers with a KV cache (hybrid linear-attention models)"
+    )
+    attention_free: bool = Field(
+        default=False,
+        description="a recurrent model (RWKV-5/6/7): no KV cache; each layer keeps a fixed state per sequence of one "
+        "heads x head_dim x head_dim matrix plus two token-shift vectors, whatever the context length",
     )
     official_params_b: float | None = None
     official_active_params_b: float | None = None
@@ -260,6 +270,8 @@ class ModelArch(BaseModel):
         MLA caches the compressed latent plus the shared RoPE key; sliding-window layers keep at
         most `sliding_window` tokens, so their per-token share falls once the context exceeds it.
         """
+        if self.attention_free:  # a fixed state per sequence, spread over the sequence's tokens
+            return self.state_values_per_sequence / max(1, context_tokens)
         layers = self.num_layers * self.kv_layer_share  # linear-attention layers keep a fixed-size state instead
         if self.mla:
             return layers * (self.mla.kv_lora_rank + self.mla.qk_rope_head_dim)
@@ -271,10 +283,21 @@ class ModelArch(BaseModel):
             return per_layer * (global_ + local * kept)
         return per_layer * layers
 
+    @property
+    def state_values_per_sequence(self) -> int:
+        """Values of a recurrent model's state for one sequence (0 for a transformer): per layer the WKV matrix
+        (heads x head_dim x head_dim) and the token-shift vectors of time mixing and channel mixing (2 x hidden)."""
+        if not self.attention_free:
+            return 0
+        per_layer = self.num_attention_heads * self.head_dim * self.head_dim + 2 * self.hidden_size
+        return self.num_layers * per_layer
+
     def summary(self) -> str:
         """One line: layers, attention, experts."""
         parts = [f"{self.num_layers} layers", f"hidden {self.hidden_size}"]
-        if self.mla:
+        if self.attention_free:
+            parts.append(f"recurrent, {self.num_attention_heads} heads x {self.head_dim}, no KV cache")
+        elif self.mla:
             parts.append(f"MLA (kv_lora_rank {self.mla.kv_lora_rank})")
         else:
             kind = "MHA" if self.num_key_value_heads == self.num_attention_heads else "GQA"
@@ -286,7 +309,9 @@ class ModelArch(BaseModel):
     def summary_notes(self) -> list[Note]:
         """The same line as notes, for a sentence in the reader's language."""
         parts = [note("arch_layers", layers=self.num_layers, hidden=self.hidden_size)]
-        if self.mla:
+        if self.attention_free:
+            parts.append(note("arch_recurrent", heads=self.num_attention_heads, head_dim=self.head_dim))
+        elif self.mla:
             parts.append(note("arch_mla", rank=self.mla.kv_lora_rank))
         else:
             kind = "MHA" if self.num_key_value_heads == self.num_attention_heads else "GQA"

@@ -82,6 +82,12 @@ class RecommendRequest(BaseModel):
     users: int | None = Field(
         default=None, ge=1, le=10_000_000, description="Named users; a share of them is active at once"
     )
+    shared_by: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="A team's budget for one shared machine: the people who share it (jobs run side by side)",
+    )
     serving: bool = Field(
         default=False, description="Serving other people (16-bit weights, rented around the clock), not one's chat"
     )
@@ -133,6 +139,10 @@ class Pick(BaseModel):
     within_budget: bool | None = Field(description="None when no budget applies to this option")
     over_budget_by: float | None = None
     nvlink: bool
+    jobs_at_once: int = Field(default=1, description="A team's shared machine: the job run this many times at once")
+    board_for: int | None = Field(
+        default=None, description="A full server board bought for a job that needs only this many of its GPUs"
+    )
     reasons: list[Note] = Field(default_factory=list)
     gives_up: list[Note] = Field(default_factory=list)
     warnings: list[Note] = Field(default_factory=list)
@@ -166,7 +176,7 @@ class RecommendResult(BaseModel):
     workload: str
     sized_workload: VramRequest = Field(description="The workload after the policy's defaults")
     persona: Persona
-    persona_source: Literal["stated", "budget"]
+    persona_source: Literal["stated", "budget", "serving"]
     market: Literal["global", "cn"]
     currency: Currency
     budget: float | None
@@ -413,7 +423,7 @@ def _bought(ctx: _Context, gpu: GpuSpec, condition: Condition, base: dict) -> Pi
     n = base["count"]
     if server_board:  # bought as one server with a full baseboard, even when the job needs fewer GPUs
         n = max(n, advice.policy()["server_board_gpus"])
-        base = {**base, "count": n}
+        base = {**base, "count": n, "board_for": base["count"] if base["count"] < n else None}
     tco = calculate_tco(
         TcoRequest(
             gpu=gpu.id,
@@ -555,6 +565,22 @@ def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
     return [by_key[k] for k in keys]
 
 
+def _too_slow(ctx: _Context, p: Pick) -> bool:
+    """Below a usable speed per user (or the user's own target), or a fine-tune too slow to finish (advice.py)."""
+    wanted = ctx.req.min_tokens_per_s if ctx.req.workload.mode == "inference" else None
+    training = p.mode != "inference"
+    ranked = advice.Ranked(
+        key=p.key,
+        count=p.count,
+        cost=p.spend,
+        tokens_per_s=p.tokens_per_s,
+        per_user_tokens_per_s=p.tokens_per_s_per_user,
+        ecosystem=0,
+        training=training,
+    )
+    return ranked.too_slow(wanted)
+
+
 def _tight(p: Pick) -> bool:
     """Filled to the brim: a longer prompt or a driver update tips it over (advice.yaml tight_share)."""
     return p.memory_per_gpu_gib > advice.tight_share() * p.usable_gib_per_gpu
@@ -596,13 +622,74 @@ def _choose(ctx: _Context, options: list[Pick]) -> tuple[Pick | None, list[Pick]
     rent_first = req.deployment == "cloud" or (req.deployment == "either" and (_low_hours(ctx) or not in_budget))
     pool = rents if rent_first and rents else in_budget
     listed = {"local": in_budget, "cloud": rents}.get(req.deployment, in_budget + rents)
-    usual = [o for o in pool if o.deployment == "local" and o.spend <= (ctx.soft_budget or 0)]
-    primary = _lead(ctx, usual or pool)  # no budget said: what this buyer usually spends leads, when it does the job
+    # no budget said: what this buyer usually spends leads, when it does the job (a usable speed per user)
+    usual = [o for o in pool if o.deployment == "local" and o.spend <= (ctx.soft_budget or 0) and not _too_slow(ctx, o)]
+    primary = _lead(ctx, usual or pool)
     if primary is None:
         return None, [], _stretch(ctx, buys, None), _ranked(ctx, listed)
-    primary = _labelled(primary, "primary")
+    primary = _labelled(_shared(ctx, primary, pool) or primary, "primary")  # a team's budget: one shared machine
     alternatives = _alternatives(ctx, primary, pool, rents)
     return primary, alternatives, _stretch(ctx, buys, primary), _ranked(ctx, listed)
+
+
+def team_jobs(ctx: _Context) -> int:
+    """Jobs a team's shared machine runs at once: one per person up to the persona's most cards (a lab of five
+    shares a 4-card workstation through a job queue). 1 where it is not a team buying with a budget, or the
+    cards are already fixed ("一张卡", "两张 3090", named cards)."""
+    req = ctx.req
+    if not req.shared_by or ctx.persona != "team" or req.budget is None or req.deployment == "cloud":
+        return 1
+    if req.num_gpus or req.max_gpus or req.gpus:
+        return 1
+    return min(ctx.max_gpus, req.shared_by)
+
+
+def _shared(ctx: _Context, primary: Pick, pool: list[Pick]) -> Pick | None:
+    """A team's budget buys one shared machine (advice.md §3: 2-4 x 24 GB or 1-2 x 48 GB in one workstation), not
+    one person's card: the same job, run as many times at once as the budget and the box allow, the most jobs at
+    once first, then the usual ranking. None: one job's cards are all the budget buys."""
+    jobs_wanted = team_jobs(ctx)
+    if jobs_wanted < 2 or primary.deployment != "local":
+        return None
+    found: list[tuple[int, Pick]] = []
+    for o in pool:
+        gpu = catalog().get(o.gpu_id)
+        if gpu is None or o.deployment != "local" or (o.variant, o.precision) != (primary.variant, primary.precision):
+            continue
+        if gpu.form_factor == "soc" or gpu.segment == "apple":
+            continue  # sold as whole computers (DGX Spark, a Mac): several are several boxes, not one machine
+        for jobs in range(min(jobs_wanted, ctx.max_gpus // o.count), 1, -1):
+            if not advice.eligible_card(gpu, ctx.persona, False, ctx.widened, count=o.count * jobs):
+                continue
+            base = o.model_dump(include=_BASE_FIELDS) | {
+                "count": o.count * jobs,
+                "tokens_per_s": round(o.tokens_per_s * jobs, 1) if o.tokens_per_s else None,
+            }
+            p = _bought(ctx, gpu, o.condition, base)
+            # a box for several cards is bought with them: the host fits the budget too (tco_defaults host_cost)
+            if p is not None and p.within_budget and (p.machine_cost or p.spend) <= (ctx.req.budget or 0):
+                found.append((jobs, p.model_copy(update={"jobs_at_once": jobs, "warnings": _caveats(p, p.mode)})))
+                break
+    if not found:
+        return None
+    most = max(jobs for jobs, _ in found)
+    return _ranked(ctx, [p for jobs, p in found if jobs == most])[0]
+
+
+_BASE_FIELDS = {  # what a card x count shares with the same card bought several times over
+    "gpu",
+    "gpu_id",
+    "unofficial",
+    "variant",
+    "mode",
+    "precision",
+    "memory_per_gpu_gib",
+    "usable_gib_per_gpu",
+    "gpu_memory_gib",
+    "tokens_per_s_per_user",
+    "currency",
+    "nvlink",
+}
 
 
 def _labelled(p: Pick, label: Label) -> Pick:
@@ -623,6 +710,8 @@ def _alternatives(ctx: _Context, primary: Pick, pool: list[Pick], rents: list[Pi
     # a cheaper way has at most twice the cards: eight small cards are not a cheaper version of two big ones;
     # and room to work in: a card filled to the brim is no alternative
     roomy = [p for p in others if p.count <= 2 * primary.count and (_tight(primary) or not _tight(p))]
+    # and one that still does the job: a cheaper box at 3 tokens/s per user is no alternative for a service
+    roomy = [p for p in roomy if _too_slow(ctx, primary) or not _too_slow(ctx, p)]
     cheap = [p for p in roomy if p.spend < primary.spend * 0.85]
     # a used card at up to the pick's price is the classic alternative: more memory for the money (a used 3090)
     used_ok = primary.condition == "new"
@@ -694,9 +783,7 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
         out.append(note(f"cheaper_way_{p.variant}", asked=req.workload.mode, count=p.count))
         if p.variant == "qlora":  # the cheaper way leads: what it costs is said with it
             out.append(note("qlora_tradeoff"))
-    if p.within_budget and p.deployment == "local" and req.budget is not None:
-        scope = "machine" if req.budget_includes_host else "gpus"
-        out.append(note(f"within_budget_{scope}", spend=p.spend, budget=req.budget, currency=p.currency))
+    out += _budget_reasons(req, p)
     if p.condition == "used" and p.price_range is not None:
         low, high, date = p.price_range
         out.append(note("used_value", price=p.price_each, low=low, high=high, date=date, currency=p.currency))
@@ -716,6 +803,22 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
         out.append(note("cuda_for_training"))
     if gpu is not None and gpu.ecc and advice.persona_rules(ctx.persona).require_ecc:
         out.append(note("ecc_for_production"))
+    return out
+
+
+def _budget_reasons(req: RecommendRequest, p: Pick) -> list[Note]:
+    """The spend against the budget; for a team's shared machine first how it serves the people, and the whole
+    box (the host for its cards included) against the budget."""
+    out: list[Note] = []
+    if p.jobs_at_once > 1:
+        people = [note("team_shared_people", users=req.shared_by)] if req.users else []
+        out.append(note("team_shared_jobs", jobs=p.jobs_at_once, per=p.count // p.jobs_at_once, people=people))
+        if not req.budget_includes_host and p.machine_cost:
+            money = {"spend": p.spend, "machine": p.machine_cost, "budget": req.budget, "currency": p.currency}
+            return [*out, note("team_machine_total", count=p.count, **money)]
+    if p.within_budget and p.deployment == "local" and req.budget is not None:
+        scope = "machine" if req.budget_includes_host else "gpus"
+        out.append(note(f"within_budget_{scope}", spend=p.spend, budget=req.budget, currency=p.currency))
     return out
 
 
@@ -790,6 +893,8 @@ def _suggest(ctx: _Context, stretch: Pick | None) -> list[Note]:
 def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[Note]:
     req = ctx.req
     out = [note(f"persona_{ctx.persona}", source=persona_source)]
+    if persona_source == "serving" and ctx.sized is not None:  # why a team's server with no budget said
+        out.insert(0, note("persona_serving", batch=ctx.sized.batch))
     if req.budget is not None:
         scope = "machine" if req.budget_includes_host else "gpus"
         out.append(note(f"budget_covers_{scope}", budget=req.budget, currency=req.currency))
@@ -807,11 +912,32 @@ def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[
 # ---- the tool ----------------------------------------------------------------------------------------------
 
 
-def _widen(ctx: _Context, options: list[Pick]) -> bool:
-    """Nothing the persona buys fits the budget, but its fallback segments may (a company under ¥50万)."""
+def _widen(ctx: _Context, options: list[Pick]) -> Note | None:
+    """Why the persona's fallback segments are in, if they are: nothing it buys fits the budget (a company under
+    ¥50万); or, with no budget said, all it buys is a whole 8-GPU server for a job one or two of its GPUs hold (30
+    users of a 14B on an HGX H20 board in China): a PCIe server with one or two professional cards does it too."""
     if ctx.req.deployment == "cloud" or not advice.persona_rules(ctx.persona).fallback_segments:
-        return False
-    return not any(o.deployment == "local" and o.within_budget is not False for o in options)
+        return None
+    own = [o for o in options if o.deployment == "local" and o.within_budget is not False]
+    if not own:
+        return note("rec_widened")
+    # the options that may lead: the way asked (or a gentler way that may lead on fewer cards, FP8), at a usable
+    # speed per user (an L4 at 8 tokens/s per user is no option for 50 users; an L4 at 4-bit does not lead)
+    w = ctx.sized or ctx.req.workload
+    leaders = [] if w.precision and ctx.req.workload.precision else advice.may_lead(w.mode, False)
+    own = [o for o in own if (o.variant == "asked" or o.variant in leaders) and not _too_slow(ctx, o)]
+    few = advice.policy()["board_oversized_at_most"]
+    if own and ctx.req.budget is None and all(o.board_for is not None and o.board_for <= few for o in own):
+        board = min(own, key=lambda o: o.spend)
+        return note(
+            "rec_widened_board",
+            gpu=board.gpu,
+            count=board.count,
+            need=board.board_for,
+            spend=board.spend,
+            currency=board.currency,
+        )
+    return None
 
 
 def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResult:
@@ -823,6 +949,11 @@ def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResu
 def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
     stated = req.persona is not None
     persona: Persona = req.persona or advice.persona_from_budget(req.budget, req.currency)
+    w = req.workload
+    concurrent = advice.concurrent_from_users(req.users) if req.users and w.mode == "inference" else w.batch
+    service = not stated and persona == "individual" and w.mode == "inference" and advice.shared_service(concurrent)
+    if service:  # "100 concurrent users, what GPU?": a shared service is a team's server, not one person's PC
+        persona = "team"
     # a service runs around the clock; otherwise the stated hours or the busy share of the month
     busy = 1.0 if req.serving and req.hours_per_month is None else req.utilization
     hours = req.hours_per_month or tco_defaults()["hours_per_month"] * busy
@@ -844,10 +975,11 @@ def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
     headroom = req.headroom if req.headroom is not None else headroom_for(engine)
     ctx = ctx.model_copy(update={"sized": sized, "headroom": headroom, "engine": engine})
     options, considered, needs = _options(ctx, sized)
-    if _widen(ctx, options):
+    widened = _widen(ctx, options)
+    if widened:
         ctx = ctx.model_copy(update={"widened": True})
         options, considered, needs = _options(ctx, sized)
-        sized_notes = [*sized_notes, note("rec_widened")]
+        sized_notes = [*sized_notes, widened]
     full = _full_precision_need(ctx, req, sized)
     primary, alternatives, stretch, ranked = _choose(ctx, options)
     if primary is not None:
@@ -862,7 +994,7 @@ def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
         workload=f"{probe.model}, {probe.mode}, {probe.precision}, {probe.context_tokens:,} tokens x {probe.batch}",
         sized_workload=sized,
         persona=persona,
-        persona_source="stated" if stated else "budget",
+        persona_source="stated" if stated else ("serving" if service else "budget"),
         market=ctx.market,
         currency=req.currency,
         budget=req.budget,
@@ -875,6 +1007,6 @@ def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:
         considered=considered,
         nothing_fits=nothing,
         suggestions=_suggest(ctx, stretch) if nothing and suggest else [],
-        assumptions=_assumptions(ctx, sized_notes, "stated" if stated else "budget"),
+        assumptions=_assumptions(ctx, sized_notes, "stated" if stated else ("serving" if service else "budget")),
         warnings=list(probe.warnings),
     )

@@ -297,6 +297,8 @@ def _estimate(req: VramRequest) -> VramResult:
     dp = req.num_gpus // (tp * pp)
     zero = zero_stage_of(req, dp)
     kv_dtype = normalize_kv_dtype(req.kv_dtype) if req.kv_dtype else ("bf16" if precision.compute == "bf16" else "fp16")
+    if arch.attention_free:
+        kv_dtype = "fp32"  # a recurrent state is no KV cache: RWKV runtimes keep it in fp32, whatever the weights
     bits = effective_bits(arch, precision)
     weights = dict(precision=precision.name, bits=bits)
     about = precision.note
@@ -573,6 +575,10 @@ def _explain_kv(arch: ModelArch, dtype: str, per_token: float, req: VramRequest,
     shared = dict(
         dtype=dtype, kib=per_token / 1024, layers=arch.num_layers, context=req.context_tokens, batch=req.batch
     )
+    if arch.attention_free:
+        state_mib = arch.state_values_per_sequence * kv_bytes(dtype) / 2**20
+        out.append(note("vram_state", dtype=dtype, mib=state_mib, layers=arch.num_layers, batch=req.batch))
+        return
     if arch.mla:
         out.append(note("vram_kv_mla", **shared, rank=arch.mla.kv_lora_rank, rope=arch.mla.qk_rope_head_dim))
         return

@@ -19,6 +19,10 @@ from assistant.toolset import ToolName
 from tools.api_cost import ApiCostResult, SelfHost
 from tools.notes import money, render_all
 
+# Two monthly bills within 10% of each other are "about the same": list prices and the usage assumed (1,000 prompt +
+# 500 output tokens a request) move either side by more than that
+_EVEN = 0.10
+
 
 def _tokens(n: float, lang: str) -> str:
     """A token count as people write it: 3.2 亿 / 45 万 in Chinese, digits with separators in English."""
@@ -144,6 +148,9 @@ def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False) -> None:
     else:
         tokens = r.tokens_per_month or 0
         key = "api_lead_api" if r.verdict == "api" else "api_lead_self"
+        api_monthly = r.reference.monthly_cost or 0
+        if api_monthly and abs(api_monthly - h.monthly_cost) <= _EVEN * max(api_monthly, h.monthly_cost):
+            key = "api_lead_even"  # "$122 against $122": at the break-even, no side is "cheaper"
         w.say(
             key,
             **common,

@@ -45,9 +45,14 @@ class ToolCall(BaseModel):
     name: ToolName
     args: dict[str, Any]
     owner: str = ""
+    shared_with: list[str] = Field(default_factory=list, description="Other intents that planned the same call")
 
     def same_call(self, other: ToolCall) -> bool:
         return self.name == other.name and self.args == other.args
+
+    def serves(self, intent: str) -> bool:
+        """Planned by this intent, or by another first and shared (one estimate for the memory and the rent part)."""
+        return self.owner == intent or intent in self.shared_with
 
 
 class Outcome(BaseModel):
@@ -98,8 +103,11 @@ class PlanContext:
     def add(self, owner: str, name: ToolName, **args: Any) -> None:
         """Plan a call once: a call another capability already planned is shared, not repeated."""
         call = ToolCall(name=name, args=args, owner=owner)
-        if not any(c.same_call(call) for c in self.calls):
+        same = next((c for c in self.calls if c.same_call(call)), None)
+        if same is None:
             self.calls.append(call)
+        elif owner != same.owner and owner not in same.shared_with:
+            same.shared_with.append(owner)
 
     def need(self, key: str) -> None:
         self.missing = self.missing or key

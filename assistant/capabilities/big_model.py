@@ -57,8 +57,23 @@ def too_big_for_cards(model: str | None) -> bool:
 def _at_home(ctx: PlanContext) -> bool:
     """One person running it on their own machine: local, or a llama.cpp-family engine, not a team's service."""
     s = ctx.scenario
-    home = s.deployment == "local" or s.engine == "llama.cpp"
+    home = s.deployment == "local" or s.engine == "llama.cpp" or bool(s.offload_engine)  # ktransformers: card + RAM
     return home and s.persona not in ("team", "company") and not (s.serving or s.users)
+
+
+def _same_machine_again(ctx: PlanContext) -> bool:
+    """ "换成 3090 呢" after "用 ktransformers 在一张 4090 + 512G 内存上跑 DeepSeek-R1 能多快": a follow-up that only
+    changes an input asks the earlier question again, of the user's own machine; servers were not its answer then
+    (that turn sized the user's cards) and are not now. An offload engine on a card named (ktransformers: one card
+    and the experts in RAM, by design) is that machine too, whatever the follow-up asks of it ("用 2 张 4090 能快多少");
+    another engine named ("with vLLM instead?") is a new question."""
+    p, s, before = ctx.parsed, ctx.scenario, ctx.previous
+    if p.engine or p.model or p.params_b is not None or p.buy_or_rent:
+        return False
+    if s.offload_engine and s.gpu:
+        return True
+    sized_own = bool(before.last_intents) and "big_model" not in before.last_intents
+    return not p.intents and before.model == s.model and sized_own
 
 
 def _has_fp8(gpu_id: str) -> bool:
@@ -74,7 +89,7 @@ class BigModel(Capability):
     def plan(self, ctx: PlanContext) -> None:
         """Planned beside a sizing question about such a model, when the user does not size their own cards."""
         s, rules = ctx.scenario, _rules()
-        if not s.model or ctx.parsed.owns_hardware or not set(ctx.intents) & _SIZING:
+        if not s.model or ctx.parsed.owns_hardware or not set(ctx.intents) & _SIZING or _same_machine_again(ctx):
             return
         try:
             arch = resolve_model(s.model)[0]
@@ -111,10 +126,12 @@ class BigModel(Capability):
                 model=arch.id,
                 precision=rules["offload_precision"],
                 context_tokens=tokens,
-                gpu=rules["offload_gpu"],
+                # the card the user asks about ("4090太贵了，2080ti 能跑吗"), else the common big consumer card
+                gpu=own[0] if own else rules["offload_gpu"],
                 num_gpus=1,
                 # the user's own platform ("my AM5 desktop"): its channels set the speed, its slots the RAM it holds
                 **({"machine": s.machine} if s.machine else {}),
+                **({"memory": s.ram_type} if s.ram_type and not s.machine else {}),  # "ddr4内存管够": DDR4's speed
             )
             priced = "price" in ctx.parsed.asks or ctx.parsed.gpu_price or ctx.parsed.budget
             if set(ctx.intents) & {"recommend", "build", "cost"} or priced:

@@ -8,11 +8,14 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.workload import specs_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.capacity import CapacityExample, CapacityResult, CapacityWay
+from tools.catalog import resolve_gpu
 from tools.notes import render_all
 from tools.precision import resolve_precision
+from tools.sizing import engine_key
 from tools.speed import SpeedResult
 
 _USEFUL_B = 7.0  # "enough?" is a yes when the cards hold at least a 7B model, the smallest people deploy for work
@@ -25,13 +28,20 @@ def capacity_lines(
     detail: bool = True,
     speeds: list[SpeedResult] | None = None,
     enough: bool = False,
+    engine: str | None = None,
 ) -> None:
     """The sizes first ("一张 RTX 3060 12GB：4-bit 最大约 15B（如 Qwen3-14B，11.3 GiB），..."), then the models
     that fit each way, the offloaded model when RAM was stated, and what the sizes assume. `enough`: "would 2 H100
-    be enough?" with no model: yes, up to those sizes, when they hold a real model (7B or more)."""
+    be enough?" with no model: yes, up to those sizes, when they hold a real model (7B or more). `engine`: the one
+    the user named, said with the memory it leaves ("One RTX 4090 under vLLM (21.6 GiB usable per card)")."""
     useful = any(way.mode == "inference" and (way.max_params_b or 0) >= _USEFUL_B for way in r.ways)
     key = "capacity_lead_enough" if enough and useful else "capacity_lead"
-    w.say(key, hardware=hardware(w, r), ways=_ways_text(w, r.ways))
+    cards = hardware(w, r)
+    served = next((way for way in r.ways if way.mode == "inference" and way.engine == engine), None)
+    if engine and served is not None and r.gpu is not None:
+        label = w.label("engine", engine)
+        cards = w.t("capacity_hw_engine", hardware=cards, engine=label, usable=served.usable_gib_per_gpu)
+    w.say(key, hardware=cards, ways=_ways_text(w, r.ways))
     if examples:
         items = example_items(w, r)
         w.bullets("capacity_examples_head", items, limit=len(items))
@@ -60,6 +70,8 @@ def hardware(w: Writer, r: CapacityResult, counted: bool = False) -> str:
         return w.t("capacity_hw_cpu", ram=r.cpu_ram_gib)
     if r.gpu is None:
         return w.t("capacity_hw_size_one" if one else "capacity_hw_size", n=r.num_gpus, gib=r.capacity_gib)
+    if r.num_gpus >= 2 and not counted:  # "双卡A4000": the pool the cards add up to is the first thing an owner weighs
+        return w.t("capacity_hw_pool", n=r.num_gpus, gpu=r.gpu, total=r.total_gib or r.num_gpus * r.capacity_gib)
     return w.t("capacity_hw_one" if one else "capacity_hw", n=r.num_gpus, gpu=r.gpu)
 
 
@@ -131,7 +143,9 @@ def _speed_line(w: Writer, r: CapacityResult, speeds: list[SpeedResult]) -> None
     top = way.examples[0]
     for sp in speeds:
         if sp.model == top.model and sp.num_gpus == r.num_gpus and sp.gpu == r.gpu:
-            w.say("capacity_speed", model=top.model, precision=_format_name(way.precision), tps=sp.decode_tokens_per_s)
+            bw = resolve_gpu(r.gpu_id or sp.gpu)[0].bandwidth_gbs  # the card's bandwidth is what sets that speed
+            precision = _format_name(way.precision)
+            w.say("capacity_speed", model=top.model, precision=precision, tps=sp.decode_tokens_per_s, bw=bw)
             return
 
 
@@ -139,8 +153,20 @@ def _options(ctx: PlanContext) -> list[dict[str, Any]]:
     """The hardware to size: each GPU named with its count ("2x 3090 or one 4090"), the scenario's GPU, or a
     card named only by its memory ("8GB", "24G 显存")."""
     p, s = ctx.parsed, ctx.scenario
+    if cards := _mixed(p):  # one machine's different cards: together (split by layers), then the biggest alone
+        n = sum(p.gpu_counts.get(g.id, 1) for g in cards)
+        total = sum(g.vram_gib * p.gpu_counts.get(g.id, 1) for g in cards)
+        big = cards[-1]
+        pooled = {"vram_gib": round(total / n, 4), "num_gpus": n}
+        return [pooled, {"gpu": big.id, "num_gpus": p.gpu_counts.get(big.id, 1)}]
     if len(p.gpu_mentions) >= 2:
         return [{"gpu": g, "num_gpus": p.gpu_counts.get(g, 1)} for g in p.gpu_mentions]
+    if p.gpu and p.stated_capacity_gib and _not_that_card(p.gpu, p.stated_capacity_gib):
+        # "Do I need an A100? I only have a 16GB card": the card they have first, then the one they asked about
+        return [
+            {"vram_gib": p.stated_capacity_gib, "num_gpus": 1},
+            {"gpu": p.gpu, "num_gpus": p.gpu_counts.get(p.gpu, 1)},
+        ]
     if p.gpu or (s.gpu and p.stated_capacity_gib is None):
         return [{"gpu": s.gpu, "num_gpus": s.num_gpus or 1}] if s.gpu else []
     if p.stated_capacity_gib:
@@ -149,6 +175,46 @@ def _options(ctx: PlanContext) -> list[dict[str, Any]]:
     if ram and not s.gpu:  # "no GPU, 32 GB of RAM", "Intel UHD and 16GB": what the CPU runs from that RAM
         return [{"cpu_ram_gib": ram, "with_finetune": False}]
     return []
+
+
+def _mixed(p: Any) -> list[Any]:
+    """Different cards of one machine asked about with no model ("a 3090 and a 3060, both together?"): smallest
+    first; [] otherwise (a comparison of cards to buy sizes each on its own)."""
+    from assistant.capabilities.fit import mixed_cards
+
+    return mixed_cards(p) if "compare" not in p.intents else []
+
+
+def _mixed_lines(w: Writer, turn: Turn, results: list[CapacityResult], speeds: list[SpeedResult]) -> bool:
+    """The lead for different cards together: llama.cpp splits layers over them (their memory adds up), vLLM's
+    tensor parallel does not take them, the slowest card sets the pace; then what the biggest card runs alone."""
+    cards = _mixed(turn.parsed)
+    pooled = next((r for r in results if r.gpu is None), None)
+    alone = next((r for r in results if r.gpu is not None), None)
+    if not cards or pooled is None:
+        return False
+    slow = min(cards, key=lambda g: g.bandwidth_gbs)
+    w.say(
+        "capacity_mixed",
+        cards=("、" if w.lang == "zh" else ", ").join(g.name for g in cards),
+        total=pooled.total_gib or pooled.num_gpus * pooled.capacity_gib,
+        ways=_ways_text(w, pooled.ways),
+        slow=slow.name,
+        gbs=slow.bandwidth_gbs,
+    )
+    items = example_items(w, pooled)
+    w.bullets("capacity_examples_head", items, limit=len(items))
+    if alone is not None:
+        w.say("capacity_mixed_alone", big=alone.gpu)
+        capacity_lines(w, alone, examples=False, detail=False, speeds=speeds)
+    return True
+
+
+def _not_that_card(gpu: str, capacity: float) -> bool:
+    """A memory size well below the named card's (a 16 GB card beside an A100 80GB): another card, the user's. A size
+    above it is the same card modified or several of them ("我的 2080ti 改了 22G"), not a second card."""
+    spec = resolve_gpu(gpu)[0]
+    return capacity < 0.85 * spec.vram_gib
 
 
 def _job(ctx: PlanContext) -> dict[str, Any]:
@@ -176,6 +242,8 @@ def _job(ctx: PlanContext) -> dict[str, Any]:
         args["family"] = family
     if s.engine and s.engine != "training":
         args["engine"] = s.engine  # the engine the user runs: its formats (GGUF or not) and its headroom
+        if mode == "inference" and s.engine != "transformers":
+            args["with_finetune"] = False  # vLLM, SGLang, llama.cpp serve models: a QLoRA size answers nothing asked
     elif p.serving or s.serving:
         args["engine"] = "vllm"  # serving other people: vLLM's formats and headroom, not a GGUF file
     ram = p.ram_gib if p.ram_gib is not None else getattr(s, "ram_gib", None)
@@ -245,6 +313,8 @@ class Capacity(Capability):
         job = _job(ctx)
         for option in options:
             ctx.add(self.intent, ToolName.LARGEST_MODEL, **option, **job)
+        if cards := _mixed(ctx.parsed):  # the bandwidths the mixed-cards lead quotes
+            ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(ctx.scenario, [g.id for g in cards]))
         ctx.second_round.append(self.intent)  # how fast the biggest model that fits decodes
         if ctx.parsed.asks_time and job["mode"] != "inference" and "training_time" not in ctx.intents:
             ctx.intents.append("training_time")  # "how long will it take": the hours for the largest one
@@ -279,8 +349,11 @@ class Capacity(Capability):
         speeds = turn.own(self.intent, SpeedResult)
         # "would 2 H100 be enough? where to rent them?": the fit asked about no model was handed to capacity
         enough = ("fit" in turn.parsed.intents or turn.parsed.enough_asked) and not several
+        named = engine_key(turn.plan.scenario.engine)  # the engine the user runs, not one the sizes assumed
+        if _mixed_lines(w, turn, results, speeds):
+            results, several = results[:0], False  # the pool and the biggest card alone are already said
         for r in results:  # each option's sizes first, then what backs them
-            capacity_lines(w, r, examples=not several, detail=False, speeds=speeds, enough=enough)
+            capacity_lines(w, r, examples=not several, detail=False, speeds=speeds, enough=enough, engine=named)
             if r.family_bigger and r.family_bigger_way and not several:
                 way = r.family_bigger_way
                 w.say(

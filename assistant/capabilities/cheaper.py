@@ -73,7 +73,7 @@ def _ladder(s: Scenario, first: VramResult, shorten: bool) -> list[Scenario]:
         out.append(s.model_copy(update=fused))
     four_bit = _four_bit(s)
     if mode == "inference" and first.precision in ("bf16", "fp16", "fp32"):
-        out.append(s.model_copy(update={"precision": four_bit}))
+        out += [s.model_copy(update={"precision": p}) for p in _smaller_formats(s, four_bit)]
     if mode == "inference" and shorten:
         # the same format as sized (a default may have chosen it), at the longest context that fits these cards:
         # "fits only up to 1,024 tokens" is a yes with its limit (an MHA model's KV cache), not "needs 2 cards"
@@ -111,6 +111,27 @@ def _sharding_steps(s: Scenario, first: VramResult) -> list[Scenario]:
     if first.mode == "full" and not s.cpu_offload:
         steps.append(s.model_copy(update={"zero_stage": 3, "cpu_offload": "optimizer"}))
     return steps
+
+
+def _smaller_formats(s: Scenario, four_bit: str) -> list[str]:
+    """The formats after 16-bit weights: FP8 first on cards with FP8 tensor cores (half the weights at near-16-bit
+    quality; Llama-3.1-405B on one 8 x H100 server is Meta's own FP8 build), then 4-bit."""
+    return ["fp8", four_bit] if _native_fp8(s) else [four_bit]
+
+
+def _native_fp8(s: Scenario) -> bool:
+    """The cards run FP8 on tensor cores (Ada, Hopper, Blackwell, MI300) and the engine serves FP8 weights (a GGUF
+    engine has no FP8 format)."""
+    from tools.catalog import resolve_gpu
+    from tools.sizing import engine_key
+
+    if engine_key(s.engine) == "llama.cpp":
+        return False
+    try:
+        gpu = resolve_gpu(s.gpu or "")[0]
+    except AdvisorError:
+        return False
+    return bool(gpu.fp8_tflops or gpu.fp8_fp32acc_tflops)
 
 
 def _four_bit(s: Scenario) -> str:
@@ -332,6 +353,11 @@ class CheaperWay(Capability):
         ways = _ways(s, first, shorten)
         calls = [ToolCall(name=ToolName.ESTIMATE_VRAM, args=vram_args(w), owner=self.intent) for w in ways]
         asked = any(o.call.owner == "offload" for o in outcomes)  # the offload question already answers it
+        # the big-model answer already ran this model from RAM with the user's card ("2080ti 能跑 R1 吗")
+        asked = asked or any(
+            o.call.owner == "big_model" and o.call.name == ToolName.ESTIMATE_OFFLOAD and o.call.args.get("gpu") == s.gpu
+            for o in outcomes
+        )
         # no format or smaller sibling fits: the biggest model the cards do hold, even when RAM is there to offload
         # into ("70b on a 6700 XT, or no GPU at all?": 1 token/s from RAM, or a 13B at full speed on the card)
         bare = first.mode == "inference"

@@ -31,6 +31,16 @@ _FOLDED = ("memory", "fit", "speed")  # question types a comparison already answ
 COMPARE_SHOWS = frozenset({"price", "vram", "bandwidth", "tflops", "bf16", "fp8", "nvlink", "ecc"})
 
 
+def _owned(owned: str | None, names: list[str], counts: dict[str, int]) -> dict[str, Any]:
+    """ "I have a 5090; would a pair of 2080 Ti be better?": the card they have is weighed at the one they have (not
+    at the other's count) and stays the pick unless another is clearly faster (compare_gpus `owned`)."""
+    if owned not in names:
+        return {}
+    if counts and owned not in counts:
+        counts[owned] = 1
+    return {"owned": [owned]}
+
+
 def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisions: list[str]) -> dict[str, Any]:
     """The question as compare_gpus arguments: the cards (with the counts named), the ways, the workload."""
     s, parsed = ctx.scenario, ctx.parsed
@@ -38,6 +48,7 @@ def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisi
     counts = {g: parsed.gpu_counts[g] for g in names if parsed.gpu_counts.get(g)}
     if len(names) == 1 and not counts and s.num_gpus:
         counts = {names[0]: s.num_gpus}  # "on 2x H100": the count the scenario already holds
+    args.update(_owned(parsed.owned_gpu, names, counts))
     if counts:
         args["counts"] = counts
     if ctx.has_model:
@@ -145,6 +156,8 @@ def _verdict(w: Writer, r: CompareResult, capacity: bool = False, why: bool = Fa
         tie = bool(first) and first[0].code.endswith("_tie")
         if first and not (tie or why) and v.reasons and v.reasons[0].code == "cmp_all_fit":
             reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "is X enough or do I need Y?": yes, each is, first
+        if v.reasons and v.reasons[0].code == "cmp_pick_over_ended":
+            reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "K80 or 3090?": the K80 is out of support, first
         reasons = reasons[:_MAX_REASONS]
         w.say("compare_verdict", label=_label(w, r, r.rows[v.pick]), reasons=_join(w, reasons, True))
     lines = [

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
-from assistant.capabilities.job_cost import is_job_question, job_calls, job_lines, plan_job
+from assistant.capabilities.job_cost import is_job_question, job_calls, job_lines, job_speeds, plan_job
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
@@ -15,6 +15,7 @@ from tools.catalog import resolve_gpu
 from tools.errors import AdvisorError
 from tools.notes import label as tool_label
 from tools.notes import money, note, render_all
+from tools.prices import tco_defaults
 from tools.rent import RentRequest, RentResult, rent_providers
 from tools.tco import TcoResult, has_purchase_price
 
@@ -136,11 +137,16 @@ def _stand_in(ctx: PlanContext, gid: str, count: int) -> dict[str, Any]:
     if own.offers:
         return {}
     offer = None
+    card = resolve_gpu(gid)[0]
+    # a datacenter card bought for a server (an H20 run 7x24) is weighed against renting datacenter cards, not the
+    # consumer cards that happen to hold the model cheapest
+    same_class = (lambda o: resolve_gpu(o.gpu_id)[0].segment == "datacenter") if card.segment == "datacenter" else None
     if s.model or s.params_b:
         ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
         mode = s.mode if s.mode in ("inference", "full", "lora", "qlora") else "inference"
         try:
-            offer = next(iter(rent_providers(RentRequest(**ref, mode=mode, currency=cur)).offers), None)
+            offers = rent_providers(RentRequest(**ref, mode=mode, currency=cur, limit=20)).offers
+            offer = next((o for o in offers if same_class is None or same_class(o)), None)
         except AdvisorError:
             offer = None
     if offer is None:
@@ -148,13 +154,25 @@ def _stand_in(ctx: PlanContext, gid: str, count: int) -> dict[str, Any]:
         offer = min(single, key=lambda o: o.price_per_hour) if single else next(iter(own.alternatives), None)
     if offer is None:
         return {}
-    card = resolve_gpu(gid)[0]
     ctx.notes.append(
         note("tco_stand_in", gpu=card.name, n=offer.num_gpus, alt=offer.gpu, gib=card.vram_gib * count)
         if not (s.model or s.params_b)
         else note("tco_stand_in_model", gpu=card.name, n=offer.num_gpus, alt=offer.gpu)
     )
     return {"rent_gpu": offer.gpu_id, "rent_num_gpus": offer.num_gpus}
+
+
+def _rent_side(ctx: PlanContext, gid: str, count: int) -> None:
+    """A card with no purchase price on record (A800, H800): where it rents and, for a month kept up or the user's
+    hours, what that costs, so the answer has the half of buy-vs-rent that can be priced."""
+    s = ctx.scenario
+    args: dict[str, Any] = {"gpu": gid, "num_gpus": count, "currency": s.currency or "USD", "limit": 3}
+    month = s.horizon_years is not None and abs(s.horizon_years - 1 / 12) < 0.01
+    if month or ctx.parsed.hosted_all_month:
+        args["hours"] = tco_defaults()["hours_per_month"]  # a month of rent is the cards kept up all month
+    elif s.utilization:
+        args["hours"] = round(s.utilization * tco_defaults()["hours_per_month"], 1)
+    ctx.add("rent_where", ToolName.RENT_PROVIDERS, **args)
 
 
 def _first_card_question(parsed: ParsedQuery) -> bool:
@@ -206,7 +224,10 @@ class Cost(Capability):
             picks = "recommend" in ctx.intents and parsed.buy_or_rent != "rent"
             budgeted = s.budget or s.monthly_budget or picks
             serving = s.users or s.serving or (s.batch or 1) > 1  # users to serve: which card, at what speed each
-            if ctx.has_model and not (budgeted or serving or parsed.buy_or_rent == "buy"):
+            # used now and then ("预算2w，偶尔微调一下7B，租还是买"): below ~100 h a month renting wins (advice.md §6),
+            # so where it rents and from how many hours owning pays lead, whatever the budget
+            occasional = parsed.occasional_use and parsed.buy_or_rent != "buy" and not serving
+            if ctx.has_model and (occasional or not (budgeted or serving or parsed.buy_or_rent == "buy")):
                 # "the lowest cost way to run Grok-1", "is it cheaper to rent for Qwen2.5-72B?": where the model's
                 # memory rents cheapest, and from how many hours a month owning that card would pay
                 ctx.hand_over(self.intent, "rent_where")
@@ -233,6 +254,7 @@ class Cost(Capability):
             if "gpu_price" not in args and not has_purchase_price(gid, s.currency):
                 # say what to give instead of showing the tool's error
                 ctx.notes.append(note("tco_needs_price", gpu=resolve_gpu(gid)[0].name))
+                _rent_side(ctx, gid, count)  # "租 8 卡 A800 一个月多少钱，跟买比呢": the renting side still has prices
                 continue
             if not rented and "cloud_price_per_gpu_hour" not in args:
                 args |= _stand_in(ctx, gid, count)  # "buy a DGX Spark or rent?": no rental of it on record
@@ -265,7 +287,8 @@ class Cost(Capability):
         """First when buying or renting was asked first ("buy a 4090 or rent one, for LoRA on 7B?"): the verdict
         at the user's hours leads, whether the job fits the card follows."""
         first = turn.plan.intents[:1] == [self.intent] and turn.parsed.buy_or_rent == "compare"
-        return -2 if first else self.render_phase
+        # "how long and what will it cost": the run's hours and price in one sentence lead (advice.md §9)
+        return -2 if first or job_speeds(turn, self.intent) else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
         job_lines(w, turn, self.intent)

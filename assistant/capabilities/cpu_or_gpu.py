@@ -6,6 +6,11 @@ Generation reads every weight once per token, so its speed is memory bandwidth: 
 model, else the biggest common model the card holds at 4-bit (knowledge/data/advice.yaml reference models), on the
 card (estimate_speed) and on a desktop CPU alone (estimate_offload, no GPU); the CPU-only build wins only for models
 bigger than the card.
+
+"Do I need a dedicated GPU for Llama 3 8B, or is integrated graphics enough?" ("跑 14b 需要独显吗") is the same
+question with no card named: the card weighed is the smallest common one that holds the model at 4-bit
+(advice.yaml reference_cards), and the lead says first that no GPU is required, then what a card adds. An
+integrated GPU shares the system RAM and its bandwidth, so it runs at about the CPU's speed.
 """
 
 from __future__ import annotations
@@ -32,17 +37,27 @@ class CpuOrGpu(Capability):
     cites_guides = False
 
     def plan(self, ctx: PlanContext) -> None:
-        s = ctx.scenario
+        s, p = ctx.scenario, ctx.parsed
+        if not p.cpu_only_option or (s.mode or "inference") != "inference":
+            return
         gpu = catalog().get(s.gpu or "")
-        if not ctx.parsed.cpu_only_option or gpu is None or gpu.segment == "apple":
-            return
-        if (s.mode or "inference") != "inference":
-            return
-        model = s.model or _tiers(gpu.usable_memory_gib * (s.num_gpus or 1), ctx.parsed.model_family)[0]
         tokens = advice.default_context("inference", personal=True)
-        args = dict(model=model, precision=_FORMAT, context_tokens=tokens)
-        ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **args, gpu=gpu.id, num_gpus=s.num_gpus or 1)
-        ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **args, machine=_MACHINE, strategy="cpu")
+        if gpu is None:  # "do I need a GPU for X?": the model is named, the card is the one that would hold it
+            if not ctx.has_model or p.symptom or "diagnose" in ctx.intents:
+                return  # no model: capacity sizes the CPU from the RAM; a slow run: the diagnosis answers
+            ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
+            gpu = catalog()[_card_for(ref, tokens)]
+            n = 1
+        elif gpu.segment == "apple":
+            return
+        else:
+            n = s.num_gpus or 1
+            ref = {"model": s.model or _tiers(gpu.usable_memory_gib * n, p.model_family)[0]}
+        args = dict(**ref, precision=_FORMAT, context_tokens=tokens)
+        ram_gib = p.ram_gib if p.ram_gib is not None else s.ram_gib  # "16G 内存": whether the CPU holds it
+        ram = {"ram_gib": ram_gib} if ram_gib else {}
+        ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **args, gpu=gpu.id, num_gpus=n)
+        ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **args, **ram, machine=_MACHINE, strategy="cpu")
 
     def records(self, tool: ToolName) -> bool:
         return False  # a reference model on both builds, not the user's workload
@@ -60,8 +75,13 @@ class CpuOrGpu(Capability):
         if speed is None or cpu is None or not speed.decode_tokens_per_s or not cpu.decode_tokens_per_s:
             return
         card = resolve_gpu(speed.gpu)[0]  # the result carries the card's display name
+        named = bool(turn.plan.scenario.gpu)  # no card named: "do I need a GPU?" is answered first
+        if not named:
+            key = "cpu_or_gpu_needed_lead" if cpu.fits_in_ram is not False else "cpu_or_gpu_needed_no_ram"
+            tps = cpu.decode_tokens_per_s
+            w.say(key, model=speed.model, precision=cpu.precision, cpu_tps=tps, ram=cpu.ram_gib or 0)
         w.say(
-            "cpu_or_gpu_lead",
+            "cpu_or_gpu_card_lead" if not named else "cpu_or_gpu_lead",
             gpu=speed.gpu,
             n=speed.num_gpus,
             model=speed.model,
@@ -74,7 +94,10 @@ class CpuOrGpu(Capability):
             memory=cpu.ram.memory.upper(),
             channels=cpu.ram.channels,
         )
-        w.say("cpu_or_gpu_bigger", gpu=speed.gpu, mem=speed.gpu_memory_gib)
+        if named:
+            w.say("cpu_or_gpu_bigger", gpu=speed.gpu, mem=speed.gpu_memory_gib * speed.num_gpus)
+        else:
+            w.say("cpu_or_gpu_integrated")
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if isinstance(result, OffloadResult):
@@ -82,3 +105,13 @@ class CpuOrGpu(Capability):
         if isinstance(result, SpeedResult):
             return f"{result.gpu}: {result.decode_tokens_per_s} tokens/s"
         return str(tool)
+
+
+def _card_for(ref: dict[str, Any], tokens: int) -> str:
+    """The smallest common card (advice.yaml reference_cards) that holds the model at 4-bit under llama.cpp."""
+    from tools.sizing import fits, headroom_for
+    from tools.vram import VramRequest, estimate_vram
+
+    need = estimate_vram(VramRequest(**ref, precision=_FORMAT, context_tokens=tokens)).per_gpu_gib
+    cards = advice.reference_cards()
+    return next((c for c in cards if fits(need, catalog()[c], headroom_for("llama.cpp"))), cards[-1])

@@ -175,7 +175,7 @@ def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
             other = next(g for g in by_card if g != own)
             args |= {"measured_tokens_per_s": by_card[own], "other_gpu": other}
             args["other_measured_tokens_per_s"] = by_card[other]
-        elif len(q.measured_speeds) > 1 and len(q.gpu_mentions) > 1:
+        elif len(set(q.measured_speeds)) > 1 and len(q.gpu_mentions) > 1:  # one speed said for two cards is no pair
             args |= {"other_gpu": q.gpu_mentions[1], "other_measured_tokens_per_s": q.measured_speeds[1]}
     if "other_gpu" not in args and others and args.get("gpu") and "mode" not in args:
         args |= {"other_gpu": others[0], "other_num_gpus": q.gpu_counts.get(others[0], 1)}

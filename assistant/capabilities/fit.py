@@ -7,6 +7,8 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.blocked import job_blocked, memory_only_verdict
+from assistant.capabilities.fit_concurrency import concurrency_fit, concurrency_lead
 from assistant.capabilities.memory import hardware_lines, memory_lines, verdict
 from assistant.capabilities.speed import runs, speed_lines
 from assistant.capabilities.workload import capped_context, specs_args, speed_args, vram_args, workload_args
@@ -37,7 +39,9 @@ def fit_lines(w: Writer, r: FitResult, asked: str | None = None) -> None:
         max_context=r.max_context,
         context=r.memory_at_answer.context_tokens if r.memory_at_answer else 0,
         need=r.memory_at_answer.per_gpu_gib if r.memory_at_answer else 0,
-        max_seq=r.max_concurrent_sequences or 0,
+        seqs=w.t(
+            "fit_seqs_one" if r.max_concurrent_sequences == 1 else "fit_seqs", max_seq=r.max_concurrent_sequences or 0
+        ),
         limiting=r.limiting.render(w.lang),
     )
     w.bullets("warnings_head", render_all(r.warnings, w.lang), limit=3)
@@ -84,7 +88,7 @@ def _personal(s: Scenario) -> bool:
     except AdvisorError:
         return False
     # an old data-center card (no BF16: P40, M40, P100, V100) is bought used for one person's desk, and runs GGUF
-    old_datacenter = gpu.segment == "datacenter" and not gpu.bf16_tflops
+    old_datacenter = gpu.segment == "datacenter" and not gpu.has_bf16
     return gpu.segment in ("consumer", "workstation", "apple") or old_datacenter
 
 
@@ -114,28 +118,6 @@ def _native(model: str) -> str | None:
         return match_model(model).arch.native_precision
     except AdvisorError:
         return None
-
-
-def _concurrency_lead(w: Writer, turn: Turn) -> None:
-    """ "How many users can one A100 serve with Llama-2-13B?": the number of conversations whose KV cache fits
-    beside the weights leads, with what makes them run together (a batching server, not a one-request script)."""
-    r = next((f for f in turn.own("fit", FitResult) if f.best_precision and f.max_concurrent_sequences), None)
-    if r is None or r.memory_at_answer is None:
-        return
-    w.say(
-        "fit_concurrency_lead",
-        max_seq=r.max_concurrent_sequences,
-        model=r.model,
-        precision=r.best_precision,
-        n=r.num_gpus,
-        gpu=r.gpu,
-        context=r.memory_at_answer.context_tokens,
-        usable=r.usable_gib_per_gpu,
-    )
-    from tools.precision import resolve_precision
-
-    if resolve_precision(r.best_precision).bits > 4:
-        w.say("fit_concurrency_levers")
 
 
 def _published_line(w: Writer, turn: Turn, sized: list[VramResult]) -> None:
@@ -220,7 +202,9 @@ def other_hardware(ctx: PlanContext) -> list[Scenario]:
     """The other GPU setups a fit question offers as alternatives ("8 张 4090 或者 6 张 V100"), each with its own
     count; none for a part of the question about another model, or for cards that are one machine together."""
     s, q = ctx.scenario, ctx.parsed
-    if len(q.gpu_mentions) < 2 or not q.gpus_alternative or s.gpu != q.gpu or (q.model and s.model != q.model):
+    # two different cards that are not one machine ("RTX 8000 和 A6000 能跑吗") are each asked about, as with "or"
+    apart = q.gpus_alternative or not (q.gpus_together or q.owns_hardware)
+    if len(q.gpu_mentions) < 2 or not apart or s.gpu != q.gpu or (q.model and s.model != q.model):
         return []
     return [s.model_copy(update={"gpu": g, "num_gpus": q.gpu_counts.get(g)}) for g in q.gpu_mentions[1:3] if g != s.gpu]
 
@@ -338,8 +322,7 @@ class Fit(Capability):
             plan_fit(ctx, option, "fit_option")
 
     def render(self, w: Writer, turn: Turn) -> None:
-        if turn.parsed.asks_concurrency:
-            _concurrency_lead(w, turn)
+        concurrency_lead(w, turn)  # "how many users can it serve?": the number leads
         sized = turn.own(self.intent, VramResult)
         # "能跑 14b 的微调吗？能跑 72b 的微调吗？", "微调与推理": each model and job, in one lead paragraph
         parts = {(r.model, r.mode): [r] for r in reversed(sized)}
@@ -370,17 +353,23 @@ class Fit(Capability):
                 default_context=sized[0].context_tokens,
                 default_need=sized[0].per_gpu_gib,
             )
+        blocked = job_blocked(turn)  # the engine does not run on this card: the numbers are what memory allows
         for i, r in enumerate(sized):
             if i == 0 and shorter is None:
-                verdict(w, r)
+                memory_only_verdict(w, r) if blocked else verdict(w, r)
                 _mixed_line(w, turn)
             memory_lines(w, r, detail=i == len(sized) - 1, lead=False)
         _published_line(w, turn, sized)
         for r in turn.own(self.intent, SpeedResult):
-            if runs(turn, r):
+            if runs(turn, r) and not blocked:  # no speed for a card the engine does not run on
                 speed_lines(w, r)
         for r in turn.own(self.intent, FitResult):
-            fit_lines(w, r, asked=turn.plan.scenario.precision)
+            fit_lines(w, r, asked=None if blocked else turn.plan.scenario.precision)
+
+    def phase(self, turn: Turn) -> int:
+        """ "How many users can one 4090 serve with Qwen2.5-32B?": the number of conversations leads, before the
+        memory figures another intent of the question wrote."""
+        return -1 if concurrency_fit(turn) is not None else self.render_phase
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, FitResult):

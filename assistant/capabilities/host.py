@@ -68,7 +68,7 @@ class Host(Capability):
         s, p = ctx.scenario, ctx.parsed
         if not p.asks_host_platform or not s.model or (s.mode or "inference") != "inference":
             return
-        if not (too_big_for_cards(s.model) or p.offload_engine or "offload" in ctx.intents):
+        if not (too_big_for_cards(s.model) or s.offload_engine or "offload" in ctx.intents):
             return
         rules = policy()["big_model"]
         gpu = s.gpu if s.gpu and catalog()[s.gpu].segment != "apple" else rules["offload_gpu"]

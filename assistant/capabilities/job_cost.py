@@ -72,14 +72,38 @@ def _pretrain_tokens(ctx: PlanContext) -> int | None:
     return tokens
 
 
+def _job_speed(o: Outcome, owner: str) -> bool:
+    """A training run's speed this owner prices: its own call, or the same call planned first by another capability
+    ("用 8 张 A100 全参微调，要多久、多少钱": speed planned the run, so the shared call carries speed's name)."""
+    shared = o.call.name == ToolName.ESTIMATE_SPEED and o.call.args.get("mode") == "training"
+    return isinstance(o.result, SpeedResult) and (o.call.owner == owner or shared)
+
+
+def job_speeds(turn: Turn, owner: str) -> list[SpeedResult]:
+    """The training runs `owner` priced: those with a rental result of the owner for their card."""
+    # a rental priced for a run's hours (job_calls), not a plain listing of the card ("where can I rent a 4090?")
+    priced = {r.gpu for r in turn.own(owner, RentResult) if any(o.job_cost is not None for o in r.offers)}
+    mine = sorted((o for o in turn.outcomes if _job_speed(o, owner)), key=lambda o: o.call.owner != owner)
+    found: dict[str, SpeedResult] = {}
+    for o in mine:
+        r = o.result
+        if isinstance(r, SpeedResult) and r.gpu in priced and r.gpu not in found:
+            found[r.gpu] = r  # one run per card: the owner's own call first, a shared one else
+    return list(found.values())
+
+
 def job_calls(plan: Plan, outcomes: list[Outcome], owner: str) -> list[ToolCall]:
     """The job priced for its hours: at the user's price, and where the card rents cheapest."""
     s = plan.scenario
     calls = []
+    seen: set[str] = set()
     for o in outcomes:
         r = o.result
-        if o.call.owner != owner or not isinstance(r, SpeedResult) or not r.time_to_train_hours:
+        if not _job_speed(o, owner) or not isinstance(r, SpeedResult) or not r.time_to_train_hours:
             continue
+        if o.call.args["gpu"] in seen:
+            continue
+        seen.add(o.call.args["gpu"])
         args: dict[str, Any] = {
             "gpu": o.call.args["gpu"],
             "num_gpus": r.num_gpus,
@@ -99,7 +123,7 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
     """Per card: the job's hours and cost at the first price (the user's, else the cheapest dated offer)."""
     s = turn.plan.scenario
     rents = {r.gpu: r for r in turn.own(owner, RentResult)}
-    for speed in turn.own(owner, SpeedResult):
+    for speed in job_speeds(turn, owner):
         rent = rents.get(speed.gpu)
         first = rent.offers[0] if rent and rent.offers else None
         if not speed.time_to_train_hours or first is None or first.job_cost is None or rent is None:

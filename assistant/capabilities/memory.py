@@ -260,7 +260,7 @@ def _ram_lead(w: Writer, turn: Turn) -> bool:
     from tools.offload import OffloadResult
 
     s = turn.plan.scenario
-    if not (s.ram_gib or turn.parsed.ram_plenty or turn.parsed.offload_engine):  # ktransformers: RAM is the plan
+    if not (s.ram_gib or turn.parsed.ram_plenty or s.offload_engine):  # ktransformers: RAM is the plan
         return False
     named = turn.parsed.precision  # "非量化版本能跑吗": a split in another format answers a different question
     for i, o in turn.results(OffloadResult):
@@ -319,6 +319,8 @@ def _way_change(w: Writer, asked: VramResult, way: VramResult) -> str:
         if way.mode == "inference" and way.context_tokens < asked.context_tokens:
             fmt = w.label("format", way.precision)  # "4-bit (AWQ)": the bits a reader looks for, then the name
             return w.t("way_precision_context", precision=fmt, context=way.context_tokens)
+        if way.mode == "inference" and way.precision in _official_builds(way.model):
+            return w.t("way_precision_official", precision=w.label("format", way.precision))  # Meta's 405B FP8
         return w.t("way_precision", precision=w.label("format", way.precision))
     if way.mode != "inference" and (way.context_tokens != asked.context_tokens or _fused(way)):
         key = "way_sequence_fused" if _fused(way) else "way_sequence"
@@ -329,6 +331,17 @@ def _way_change(w: Writer, asked: VramResult, way: VramResult) -> str:
         )
         return w.t(key + ("_8bit" if _fused(way) and eight_bit else ""), context=way.context_tokens)
     return w.t("way_context", context=way.context_tokens)
+
+
+def _official_builds(model: str) -> list[str]:
+    """The formats a model's publisher ships beside bf16 (registry `official_builds`): Llama-3.1-405B's FP8."""
+    from tools.errors import AdvisorError
+    from tools.model_match import match_model
+
+    try:
+        return match_model(model).arch.official_builds
+    except AdvisorError:
+        return []
 
 
 def _optimizer(r: VramResult) -> str | None:

@@ -17,7 +17,7 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.advice import default_purpose, local_chat_model, persona_from_budget, unstated_budget
+from tools.advice import default_purpose, local_chat_model, persona_from_budget, team_shared_people, unstated_budget
 from tools.models import registry
 from tools.notes import Note, money, note
 from tools.prices import other_currency_rate, tco_defaults
@@ -66,6 +66,20 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
     return rec
 
 
+def _shared_by(ctx: PlanContext, assumed: bool) -> dict[str, int]:
+    """A team's budget with no one job named ("实验室 5 个人共用，预算 5 万", "our lab of 6 has $15k"), or a team's
+    fine-tune for its N people: one shared machine for the group, not one person's card. A team that names one
+    job ("小团队预算 5 万 LoRA 微调 14B") buys the machine for that job; a service's users are already its load."""
+    s = ctx.scenario
+    if s.persona != "team" or s.budget is None:
+        return {}
+    if s.shared_by:  # "如果预算 8 万呢": the same group's machine
+        return {"shared_by": s.shared_by}
+    if not assumed and not (s.users and s.mode not in (None, "inference")):
+        return {}
+    return {"shared_by": s.users or team_shared_people()}
+
+
 def _workload(ctx: PlanContext) -> dict[str, Any]:
     """The job to buy for: the context another answer of this turn sized, and no engine set for another card."""
     s = ctx.scenario
@@ -97,8 +111,9 @@ def _reason_text(w: Writer, notes: list[Note]) -> str:
     return ("" if w.lang == "zh" else " ").join(sentences)
 
 
-def _pick_line(w: Writer, p: Pick) -> str:
-    """'1 × used RTX 3090 (QLoRA, nf4_dq): 15.3 of 21.6 GiB, ~387 training tokens/s, ¥5,250'."""
+def _pick_line(w: Writer, p: Pick, verdict: bool = False) -> str:
+    """'1 × used RTX 3090 (QLoRA, nf4_dq): 15.3 of 21.6 GiB, ~387 training tokens/s, ¥5,250'. In the verdict a
+    rental is not called rented again ("Rent 1 × MI300X", not "Rent 1 × rented MI300X")."""
     cost = (
         w.t("rec_cost_rent", hourly=money(p.hourly or 0, p.currency), monthly=money(p.monthly, p.currency))
         if p.deployment == "cloud"
@@ -112,7 +127,7 @@ def _pick_line(w: Writer, p: Pick) -> str:
     return w.t(
         "rec_pick",
         count=p.count,
-        condition=w.label("rec_condition", p.condition),
+        condition=w.label("rec_condition", "rent_verdict" if verdict and p.deployment == "cloud" else p.condition),
         gpu=p.gpu,
         method=w.label("method", p.mode),
         precision=p.precision,
@@ -137,14 +152,25 @@ def parts_lead(w: Writer, results: list[RecommendResult]) -> None:
     w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))
 
 
-def recommend_lines(w: Writer, r: RecommendResult, assumptions: bool = True) -> None:
+def _lead_for(w: Writer, r: RecommendResult, mode: str, size_range: list[float] | None) -> str:
+    """'For inference of Qwen2.5-14B: '; a range of sizes asked ("7B-14B models") names the range and its top."""
+    method = w.label("method", mode)
+    if not size_range:
+        return w.t("rec_for", model=r.model, method=method)
+    top = f"{size_range[1]:g}B" if r.model.startswith("Generic-") else r.model
+    return w.t("rec_for_range", top=top, low=size_range[0], high=size_range[1], method=method)
+
+
+def recommend_lines(
+    w: Writer, r: RecommendResult, assumptions: bool = True, size_range: list[float] | None = None
+) -> None:
     """The verdict first (what to buy or rent, and why), then the alternatives, the stretch, the caveats."""
     p = r.primary
     if p is None:
-        _nothing_fits(w, r, assumptions)
+        _nothing_fits(w, r, assumptions, size_range)
         return
     verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
-    w.add(w.t("rec_for", model=r.model, method=w.label("method", p.mode)) + w.t(verdict, pick=_pick_line(w, p)))
+    w.add(_lead_for(w, r, p.mode, size_range) + w.t(verdict, pick=_pick_line(w, p, verdict=True)))
     w.add(_reason_text(w, p.reasons[1:] if len(p.reasons) > 1 else p.reasons))
     _needs_line(w, r)  # after the reasons: the way asked comes first, the other ways' needs after it
     lines = []
@@ -185,12 +211,14 @@ def _needs_line(w: Writer, r: RecommendResult) -> None:
     w.say("rec_needs", items=("；" if w.lang == "zh" else "; ").join(items))
 
 
-def _nothing_fits(w: Writer, r: RecommendResult, assumptions: bool = True) -> None:
+def _nothing_fits(
+    w: Writer, r: RecommendResult, assumptions: bool = True, size_range: list[float] | None = None
+) -> None:
     """Nothing within the limits: the nearest option over budget as the verdict when there is one, else
     what was asked for; then the needs and the single changes that would make something fit."""
     budget = money(r.budget, r.currency) if r.budget else None
     if r.stretch is not None and budget:
-        lead = w.t("rec_for", model=r.model, method=w.label("method", r.stretch.mode))
+        lead = _lead_for(w, r, r.stretch.mode, size_range)
         amount = money(r.stretch.over_budget_by or 0, r.currency)
         w.add(lead + w.t("rec_over_budget_verdict", pick=_pick_line(w, r.stretch), budget=budget, amount=amount))
         w.add(_reason_text(w, r.stretch.reasons[1:]))
@@ -229,6 +257,7 @@ class Recommend(Capability):
             "preference": "preference",
             "persona": "persona",
             "users": "users",
+            "shared_by": "shared_by",
             "max_gpus": "max_gpus",
             "horizon_years": "horizon_years",
             "serving": "serving",
@@ -250,10 +279,12 @@ class Recommend(Capability):
         return " ".join(filter(None, [self.guides_topic, self._PERSONA_TOPICS.get(persona or ""), workload]))
 
     def plan(self, ctx: PlanContext) -> None:
+        # no job named: the persona's usual purpose, or the typical model of a service (planner/plan.py)
+        assumed = not ctx.has_model or any(isinstance(n, Note) and n.code == "serving_model_default" for n in ctx.notes)
         if not ctx.has_model and not self._assume_purpose(ctx):
             ctx.need("need_purpose")
             return
-        ctx.add(self.intent, ToolName.RECOMMEND_GPUS, **recommend_args(ctx))
+        ctx.add(self.intent, ToolName.RECOMMEND_GPUS, **recommend_args(ctx), **_shared_by(ctx, assumed))
         parsed = ctx.parsed
         rate = other_currency_rate(parsed.budget_as_said_currency) if parsed.budget_as_said_currency else None
         if rate and parsed.budget is not None and parsed.budget_as_said is not None:  # "1000€": said how it was read
@@ -302,7 +333,9 @@ class Recommend(Capability):
         # ("两张 M40 能微调吗": the verdict on their cards leads)
         own = [o for o in turn.outcomes if o.call.owner == self.intent and isinstance(o.result, RecommendResult)]
         chosen = own and all(o.result.primary is not None and not o.call.args.get("gpus") for o in own)  # type: ignore[union-attr]
-        return -1 if "recommend" in turn.plan.intents and chosen else self.render_phase
+        # "什么规格的服务器" (a machine to buy: build delegated the pick to this capability) is a purchase asked too
+        asked = "recommend" in turn.plan.intents or "build" in turn.plan.intents
+        return -1 if asked and chosen else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
         from assistant.capabilities.support import supported_before_purchase, supported_line
@@ -312,8 +345,10 @@ class Recommend(Capability):
             supported_line(w, turn)  # "does it support RTX 40? should I buy one?": yes, then what to buy
         if len(results) > 1:
             parts_lead(w, results)
+        # "7B-14B models": one part, sized for the top of the range, which the lead names
+        size_range = turn.parsed.size_range if len(results) == 1 else None
         for r in results:
-            recommend_lines(w, r, assumptions=False)
+            recommend_lines(w, r, assumptions=False, size_range=size_range)
         if results:  # the parts share the buyer, the fit rule and the prices: their assumptions are said once
             notes = list(dict.fromkeys(n.render(w.lang) for r in results for n in r.assumptions))
             w.bullets("assumptions_head", notes, limit=8 + 2 * (len(results) - 1))

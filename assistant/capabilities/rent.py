@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.cost import verdict as tco_verdict
-from assistant.capabilities.job_cost import PRETRAIN_CARDS, is_job_question, job_calls, job_lines, plan_job
+from assistant.capabilities.job_cost import PRETRAIN_CARDS, is_job_question, job_calls, job_lines, job_speeds, plan_job
 from assistant.capabilities.keep_local import keep_local_lead, owned_card, plan_owned
 from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
@@ -23,7 +23,6 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.notes import money, render_all
 from tools.rent import RentOffer, RentRequest, RentResult, best_rent_precision, provider_facts, rent_providers
-from tools.speed import SpeedResult
 from tools.tco import TcoResult, has_purchase_price
 from tools.vram import VramResult
 
@@ -45,6 +44,8 @@ def _model_label(vram: VramResult) -> str:
         size = vram.params_b
     if re.search(r"\d+(?:\.\d+)?b(?![a-z])", vram.model, re.I):
         return vram.model  # "Qwen2.5-7B" says its size already
+    if size < 0.95:  # "MiniMind2-Small (26M)", "Qwen3-0.6B" stays in billions when it says so itself
+        return f"{vram.model} ({size * 1000:.0f}M)"
     return f"{vram.model} ({size:.0f}B)" if size >= 10 else f"{vram.model} ({size:.1f}B)"
 
 
@@ -127,7 +128,10 @@ class Rent(Capability):
         if ctx.has_model:
             # the model's memory first (at the format a rented server runs it in), then where that memory rents
             job = workload_args(s)
-            if job["mode"] == "inference" and not s.context_tokens:
+            # one person's rented server: 8k; a service for many users keeps the serving context workload_args
+            # gave (one context per answer: the purchase and memory parts size the same 4k conversations)
+            serving = s.serving or s.users or (job.get("batch") or 1) > 1
+            if job["mode"] == "inference" and not s.context_tokens and not serving:
                 job["context_tokens"] = _context_for(s.model)  # a training job keeps the estimator's sequence length
             cur = s.currency or "USD"
             precision = s.precision or best_rent_precision(s.model, s.params_b, job["mode"], cur, s.rent_provider)
@@ -150,7 +154,7 @@ class Rent(Capability):
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         """Where the model's memory rents (after estimate_vram); for the first card listed when nothing was
         named, the buy-vs-rent threshold."""
-        sized = [o for o in outcomes if o.call.owner == self.intent and isinstance(o.result, VramResult)]
+        sized = [o for o in outcomes if o.call.serves(self.intent) and isinstance(o.result, VramResult)]
         if sized:
             return self._after_memory(plan, sized[0])
         jobs = job_calls(plan, outcomes, self.intent)
@@ -181,7 +185,15 @@ class Rent(Capability):
         # the card that leads (rent_providers is a pure function: ask it now) may be one people buy: from how
         # many hours a month owning it pays
         first = next(iter(rent_providers(RentRequest(**args)).offers), None)
-        if first is not None and not s.rent_provider and has_purchase_price(first.gpu_id, args["currency"]):
+        # a purchase answered by the recommendation weighs buying and renting itself: a second verdict on another
+        # card ("buying 4 x 3090 pays above 265 hours") would tell another story beside its pick
+        recommended = any(c.name == ToolName.RECOMMEND_GPUS for c in plan.calls)
+        if (
+            first is not None
+            and not s.rent_provider
+            and not recommended
+            and has_purchase_price(first.gpu_id, args["currency"])
+        ):
             tco = _tco_args(s, first.gpu_id, first.num_gpus, args["currency"])
             calls.append(ToolCall(name=ToolName.CALCULATE_TCO, args=tco, owner=self.intent))
         return calls
@@ -200,7 +212,7 @@ class Rent(Capability):
         return self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
-        if turn.own(self.intent, SpeedResult):
+        if job_speeds(turn, self.intent):
             job_lines(w, turn, self.intent)  # a training job priced where it rents
             return
         owned = owned_card(turn.parsed)

@@ -119,6 +119,8 @@ class Risk(Capability):
         if "compare" in intents and self.intent in intents and intents.index("compare") < intents.index(self.intent):
             return 2
         sizing = {"fit", "memory", "speed"} & set(intents)
+        if sizing and any(r.risk == "unsupported" for r in turn.own(self.intent, CardRiskResult)):
+            return -1  # "Llama 3 8B on a K80?": nothing current runs on it, before what its memory would allow
         if sizing and (p.model or p.params_b) and _job_of(turn) != "training":
             return 1
         if sizing and (p.model or p.params_b) and p.asks_gpu_count:
@@ -151,4 +153,5 @@ def risk_lines(w: Writer, r: CardRiskResult) -> None:
     w.add(r.lead.render(w.lang))
     w.bullets("risk_facts_head", render_all(r.facts, w.lang), limit=_MAX_FACTS)
     w.bullets("risk_instead_head", render_all(r.instead, w.lang), limit=3)
-    w.bullets("risk_alternatives_head", render_all(r.alternatives, w.lang), limit=3)
+    head = "risk_alternatives_head_pricier" if r.alternatives_cost_more else "risk_alternatives_head"
+    w.bullets(head, render_all(r.alternatives, w.lang), limit=3)

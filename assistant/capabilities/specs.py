@@ -101,7 +101,7 @@ def _vram_claims(w: Writer, g: GpuRow, parsed: ParsedQuery) -> None:
 
 def _feature_claims(w: Writer, g: GpuRow, parsed: ParsedQuery) -> None:
     truth = {
-        "bf16": bool(g.bf16_tflops),
+        "bf16": g.has_bf16,
         "nvlink": g.nvlink,
         "fp8": bool(g.fp8_tflops),
         "ecc": bool(g.ecc),
@@ -122,7 +122,10 @@ def _feature_claims(w: Writer, g: GpuRow, parsed: ParsedQuery) -> None:
 
 def _answers(w: Writer, g: GpuRow, asks: list[str]) -> None:
     if "bf16" in asks:
-        w.say("ask_bf16_yes", name=g.name, bf16=g.bf16_tflops) if g.bf16_tflops else w.say("ask_bf16_no", name=g.name)
+        if g.bf16_tflops:
+            w.say("ask_bf16_yes", name=g.name, bf16=g.bf16_tflops)
+        else:  # the A10G: BF16 by its architecture, no published rate
+            w.say("ask_bf16_yes_unrated", name=g.name) if g.has_bf16 else w.say("ask_bf16_no", name=g.name)
     if "nvlink" in asks:
         w.say("ask_nvlink_yes", nvlink_gbs=g.nvlink_gbs or 0) if g.nvlink else w.say("ask_nvlink_no", name=g.name)
     if "fp8" in asks:
@@ -173,6 +176,18 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
         _answers(w, g, asks or [c.topic for c in parsed.claims])
 
 
+def buying_used_for_model(p: ParsedQuery) -> bool:
+    """Buying a named card second-hand to run a named model (not a card the user already owns)."""
+    return bool(p.used_market and p.gpu_mentions and (p.model or p.params_b) and not p.owns_hardware)
+
+
+def _run_fields(w: Writer, r: VramResult) -> dict[str, Any]:
+    """How a run on the used card was sized: the format for inference, the method and format for training."""
+    fmt = w.label("format", r.precision)
+    how = fmt if r.mode == "inference" else f"{w.label('method', r.mode)}{'，' if w.lang == 'zh' else ', '}{fmt}"
+    return {"model": r.model, "how": how, "context": r.context_tokens, "need": r.per_gpu_gib}
+
+
 def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult], rent_first: bool = False) -> None:
     """Buying second-hand: the dated used price, what the card runs, what to check before paying. Under a lead that
     says rent (`rent_first`: the cost comparison finds renting cheaper), the block is what to know *if* the user buys
@@ -190,9 +205,9 @@ def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult], rent_fir
         w.say("used_head_if_buying" if rent_first else "used_head", name=g.name, vram=g.vram_gib, price=price)
         if fit is not None and fit.fit is not None:
             key = "used_runs" if fit.fit.fits else "used_runs_not"
-            w.say(key, model=fit.model, need=fit.per_gpu_gib, usable=fit.fit.usable_gib_per_gpu)
+            w.say(key, **_run_fields(w, fit), usable=fit.fit.usable_gib_per_gpu)
         for bigger in (r for r in tried if r is not fit and r.fit is not None and not r.fit.fits):
-            w.say("used_runs_not", model=bigger.model, need=bigger.per_gpu_gib, usable=bigger.fit.usable_gib_per_gpu)
+            w.say("used_runs_not", **_run_fields(w, bigger), usable=bigger.fit.usable_gib_per_gpu)
         w.add(note("used_card_checks").render(w.lang))
         if g.unofficial:
             w.add(note("unofficial_card").render(w.lang))
@@ -230,6 +245,11 @@ class Specs(Capability):
             args = {"model": ref, "precision": "q4_k_m", "context_tokens": 8192, "batch": 1, "gpu": name}
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **args)
 
+    def phase(self, turn: Turn) -> int:
+        """A second-hand card asked about for a named model ("想买二手 V100 跑 Qwen2.5-14B，靠谱吗"): whether it is
+        worth buying and what to check lead; the model's fit backs it."""
+        return -2 if buying_used_for_model(turn.parsed) else self.render_phase
+
     def active(self, turn: Turn) -> bool:
         # a claim or question about a card is answered whichever capability looked the card up
         p = turn.parsed
@@ -241,7 +261,10 @@ class Specs(Capability):
             if i not in turn.shown:
                 if turn.parsed.used_market:
                     rent_first = any(t.rent and t.cheapest != "buy" for _, t in turn.results(TcoResult))
-                    used_lines(w, spec, turn.own(self.intent, VramResult), rent_first)
+                    # the user's model on the card when one is named ("a used mining 3090 for Llama 3 8B?"), else
+                    # the examples this part sized
+                    runs = turn.own(self.intent, VramResult) or [r for _, r in turn.results(VramResult)]
+                    used_lines(w, spec, runs, rent_first)
                 gpu_info_lines(w, spec, turn.parsed)
                 turn.shown.add(i)
 

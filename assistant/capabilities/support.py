@@ -93,12 +93,15 @@ def _why(w: Writer, r: SupportResult) -> list[str]:
 def result_lines(w: Writer, r: SupportResult) -> None:
     """One verdict in full: the verdict with its first reason, the other reasons and the card, what instead."""
     why = _why(w, r)
+    instead = render_all(r.instead, w.lang)
     w.say(f"support_verdict_{r.verdict}", why=why[0] if why else "")
+    if r.verdict == "no" and instead:  # "No: vLLM needs 7.5. Use llama.cpp ...": what to do is the second sentence
+        w.lines[-1] += w.t("support_instead_inline", what=instead.pop(0))
     rest = [*why[1:], *render_all([r.card], w.lang)]
     if rest:
         w.add("\n".join(f"- {line}" for line in rest))
     head = "support_instead_head" if r.verdict != "yes" else "support_alternatives_head"
-    w.bullets(head, render_all(r.instead, w.lang), limit=4)
+    w.bullets(head, instead, limit=4)
 
 
 def overview_lines(w: Writer, results: list[SupportResult], also: list[str] | None = None) -> None:
@@ -167,7 +170,9 @@ def _same_target(turn: Turn, first: SupportResult) -> list[str]:
     return out
 
 
-_SIZED = ("memory", "fit", "speed", "compare", "risk", "capacity", "diagnose", "offload")
+# "risk" sizes nothing when a model is named (it only sizes a card's capacity when none is): "P40 能用 vLLM 跑
+# Qwen2.5-7B 吗" still gets what the memory allows below the engine's no
+_SIZED = ("memory", "fit", "speed", "compare", "capacity", "diagnose", "offload")
 
 
 def supported_before_purchase(turn: Turn) -> bool:
@@ -193,11 +198,16 @@ def supported_line(w: Writer, turn: Turn) -> None:
 def _size_the_model(ctx: PlanContext) -> None:
     """ "VLLM V1 不支持 V100 ... model_tag='./DeepSeek-R1-Distill-Qwen-7B/'": the verdict is about the engine, and the
     model the user runs is sized on their card beside it (whether it fits, with what the engine keeps back)."""
-    from tools.catalog import catalog
+    from tools.catalog import resolve_gpu
+    from tools.errors import AdvisorError
 
     s = ctx.scenario
-    if ctx.has_model and s.gpu in catalog() and not set(ctx.intents) & set(_SIZED):
-        if s.precision is None and not catalog()[s.gpu].bf16_tflops:
+    try:  # a catalog card, or one only the fallback table knows ("RX 6600 XT")
+        card = resolve_gpu(s.gpu)[0] if s.gpu else None
+    except AdvisorError:
+        card = None
+    if ctx.has_model and card is not None and not set(ctx.intents) & set(_SIZED):
+        if s.precision is None and not card.has_bf16:
             s.precision = "fp16"  # a card without BF16 runs 16-bit models in FP16 (vLLM's `--dtype half`)
         ctx.intents.append("fit")
         ctx.delegate("fit")
@@ -233,6 +243,10 @@ class Support(Capability):
         verdict yes: the purchase leads with a one-line yes (recommend.py), the sources follow it."""
         if supported_before_purchase(turn):
             return 2
+        from assistant.capabilities.blocked import refusing_support, sizes_a_model
+
+        if refusing_support(turn) and sizes_a_model(turn):
+            return -1  # "Llama 3 8B on a K80 with Ollama?": the engine does not run there, before what memory allows
         return 0 if turn.plan.intents[:1] == [self.intent] else 2
 
     def render(self, w: Writer, turn: Turn) -> None:

@@ -53,12 +53,35 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: st
         cap.render(w, turn)
         if not noted and len(w.lines) > before_render:  # defaults assumed come right after the verdict, not before
             noted = True
+            _after_lead(w, plan, before_render)
             for key in plan.notes:
-                w.add(key.render(w.lang)) if isinstance(key, Note) else w.say(key)
+                if not _changes_what_was_sized(key):
+                    w.add(key.render(w.lang)) if isinstance(key, Note) else w.say(key)
     if not noted:
         for key in plan.notes:
             w.add(key.render(w.lang)) if isinstance(key, Note) else w.say(key)
     return Composed(answer=w.text(), citations=turn.citations, quick_replies=replies)
+
+
+# Notes that say the model sized is not the one typed ("Kimi K3" read as Kimi-K2.5): the reader needs them before
+# any figure, so they follow the lead paragraph rather than the whole first part
+_READ_AS = ("newer_version_read_as", "model_library_default", "closed_product")
+
+
+def _changes_what_was_sized(key: str | Note) -> bool:
+    return isinstance(key, Note) and key.code in _READ_AS
+
+
+def _after_lead(w: Writer, plan: Plan, start: int) -> None:
+    """Put the read-as notes right after the first part's lead paragraph (after its list when the lead ends with a
+    colon and heads one)."""
+    notes = [k.render(w.lang) for k in plan.notes if isinstance(k, Note) and _changes_what_was_sized(k)]
+    if not notes:
+        return
+    at = start + 1
+    if w.lines[start].rstrip().rstrip("*").endswith((":", "：")) and len(w.lines) > at:
+        at += 1
+    w.lines[at:at] = notes
 
 
 def _reading_order(turn: Turn) -> list[Capability]:

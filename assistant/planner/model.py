@@ -157,10 +157,20 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
 def _keep_named_engine(history: list[BaseMessage], scenario: Scenario) -> None:
     """The engine the user last named stays until they name another: a turn whose calls carry no engine
     ("I use vLLM, biggest model on a 4090?" sizes with largest_model) must not drop it, and one the planner
-    chose for a turn (vLLM for a service) does not replace it."""
-    named = next((p for m in reversed(history) if isinstance(m, HumanMessage) and (p := parse(_text(m))).engine), None)
+    chose for a turn (vLLM for a service) does not replace it. An offload engine ("用 ktransformers 跑") is one too:
+    "换成 3090 呢" still runs it, until another engine is named."""
+    named = next(
+        (
+            p
+            for m in reversed(history)
+            if isinstance(m, HumanMessage) and ((p := parse(_text(m))).engine or p.offload_engine)
+        ),
+        None,
+    )
     if named is not None:
-        scenario.engine, scenario.engine_name = named.engine, named.engine_name
+        if named.engine:
+            scenario.engine, scenario.engine_name = named.engine, named.engine_name
+        scenario.offload_engine = named.offload_engine
 
 
 def _calls_message(calls: list[ToolCall]) -> AIMessage:

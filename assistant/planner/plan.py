@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from assistant.capabilities import capability
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall
+from assistant.capabilities.blocked import size_where_it_runs
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
+from assistant.planner.followup import card_after_purchase
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
@@ -48,6 +50,7 @@ _CARRIED_SLOTS = (
     "machine",
     "engine",
     "engine_name",
+    "offload_engine",
     "dataset_samples",  # a training run's data: samples, tokens per sample, epochs (the hours to train)
     "sample_tokens",
     "dataset_tokens",
@@ -94,7 +97,7 @@ def _runs_gguf(parsed: ParsedQuery, s: Scenario) -> bool:
     (ktransformers: system_memory.yaml offload_engines)."""
     from tools.offload import memory_table
 
-    offload = memory_table().get("offload_engines", {}).get(parsed.offload_engine or "", {})
+    offload = memory_table().get("offload_engines", {}).get(parsed.offload_engine or s.offload_engine or "", {})
     return engine_key(s.engine) == "llama.cpp" or offload.get("weights") == "gguf"
 
 
@@ -198,9 +201,15 @@ def _merge_mode(parsed: ParsedQuery, s: Scenario) -> list[str]:
 
 
 def _merge_gpus(parsed: ParsedQuery, s: Scenario) -> None:
+    if parsed.engine and not parsed.offload_engine:
+        s.offload_engine = None  # "用 vLLM 呢" after ktransformers: the engine named last is the one the cards run
     if parsed.gpu:
+        count = parsed.gpu_counts.get(parsed.gpu) or (parsed.num_gpus if parsed.num_gpus else None)
+        # "换成 3090 呢" after "一张 4090 + 512G 内存": the card swapped, the count the user stated for it kept (a
+        # count the answer worked out is never in the scenario, so "A100 呢" after "要几张 4090" is counted anew)
+        swapped = parsed.is_followup and count is None and s.gpu and s.gpu != parsed.gpu
         s.gpu = parsed.gpu
-        s.num_gpus = parsed.gpu_counts.get(parsed.gpu) or (parsed.num_gpus if parsed.num_gpus else None)
+        s.num_gpus = s.num_gpus if swapped else count
     elif parsed.num_gpus:
         s.num_gpus = parsed.num_gpus
 
@@ -213,6 +222,7 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
         return ["concept"]  # "why does decode speed depend on bandwidth?": explain, don't size anything
     intents = _within_compare(parsed, intents)
     chosen = _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
+    chosen = card_after_purchase(parsed, previous, chosen)
     return _oom_without_model(
         parsed, previous, _oom_on_new_cards(parsed, previous, _still_risky(parsed, previous, chosen))
     )
@@ -314,7 +324,17 @@ def make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     if s.users and s.batch is None and plan.calls and not recommends:
         batch = concurrent_from_users(s.users)  # "300 staff": the answer says how many it sized for
         plan.notes.append(note("concurrency_from_users", users=s.users, share=concurrent_share(), batch=batch))
+    if parsed.size_range and plan.calls and not recommends:  # a purchase names the range in its own lead
+        low, high = parsed.size_range  # "7B~70B 的模型要多少显存": sized once, for the top of the range
+        top = f"{high:g}B" if s.model is None else _model_label(s.model)
+        plan.notes.insert(0, note("size_range_top", top=top, low=low, high=high))
     return plan
+
+
+def _model_label(model: str) -> str:
+    from tools.model_match import match_model
+
+    return match_model(model).arch.name
 
 
 def _mode_of(call: ToolCall) -> str | None:
@@ -327,11 +347,13 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     ctx = PlanContext(parsed=parsed, previous=previous, scenario=s, intents=intents)
     _family_sizes(ctx)
     _serving_default_model(ctx)
+    size_where_it_runs(ctx)  # "P40, vLLM, Llama 3 70B?": sized under llama.cpp, which runs there
     if parsed.model_how == "engine_default" and parsed.offload_engine:  # "ktransformers 教程": DeepSeek-R1
         from tools.model_match import match_model
 
         name = match_model(parsed.model or "").arch.name
         ctx.notes.append(note("model_from_engine", engine=parsed.offload_engine, model=name))
+    _default_tag_said(ctx)
     if parsed.gpu_read_as and parsed.gpu:  # "4090ti": the card it was read as, said once
         from tools.catalog import resolve_gpu
 
@@ -443,12 +465,40 @@ _SIZING = ("memory", "fit", "recommend", "speed")
 _PRICED = ("rent_where", "cost", "api")  # where it rents, buy vs rent, the API against it: the model's memory decides
 
 
-def _family_sizes(ctx: PlanContext) -> None:
-    """A family named with no size ("the code llama models", "千问要多少显存") is its common sizes, each sized."""
-    from tools.model_match import family_models, match_model, newer_version_of
+def _default_tag_said(ctx: PlanContext) -> None:
+    """ "ollama run deepseek-r1": a library name read as its default tag's model, said once."""
+    from tools.model_match import default_tag_note
+
+    parsed = ctx.parsed
+    if parsed.model and parsed.model_mention and parsed.model == ctx.scenario.model:
+        ctx.notes += [n for n in [default_tag_note(parsed.model_mention, parsed.model)] if n]
+
+
+def _closed_product(ctx: PlanContext) -> bool:
+    """ "文心一言能本地部署吗": a hosted service whose weights are not published (model_names.yaml closed_products) is
+    said to be one, and its publisher's open-weight models are sized instead."""
+    from tools._data import load_yaml
+    from tools.models import registry
 
     parsed, s = ctx.parsed, ctx.scenario
-    if s.model or s.params_b or not parsed.model_family:
+    key = (parsed.unknown_model or "").strip().lower()
+    closed = load_yaml("model_names.yaml").get("closed_products", {}).get(key)
+    if parsed.model_family != "closed" or not closed:
+        return False
+    picks = [m for m in closed["open"] if m in registry()]
+    names = ", ".join(registry()[m].name for m in picks)
+    ctx.notes.append(note("closed_product", **{k: v for k, v in closed.items() if k != "open"}, open=names))
+    if picks:
+        s.model, parsed.models_mentioned, parsed.unknown_model = picks[0], picks, None
+    return True
+
+
+def _family_sizes(ctx: PlanContext) -> None:
+    """A family named with no size ("the code llama models", "千问要多少显存") is its common sizes, each sized."""
+    from tools.model_match import default_tag_note, family_models, library_default, match_model, newer_version_of
+
+    parsed, s = ctx.parsed, ctx.scenario
+    if s.model or s.params_b or not parsed.model_family or _closed_product(ctx):
         return
     # "Kimi K3", "DeepSeek V5": one model of a newer version than the registry knows, read as the family's newest
     # model and said so, never silently another model or the family's common sizes
@@ -458,15 +508,26 @@ def _family_sizes(ctx: PlanContext) -> None:
         parsed.unknown_model = None
         ctx.notes.append(note("newer_version_read_as", typed=typed, model=match_model(nearest).arch.name))
         return
+    # "mistral", "llama3", "qwen2.5" with no size, asked to size or price: the model its Ollama library's default
+    # tag pulls (tools.model_match.library_default), said in one line; a family word ("qwen") is its common sizes
+    default = library_default(parsed.unknown_model or "")
+    if default is not None and set(ctx.intents) & set((*_SIZING, *_PRICED)):
+        s.model, parsed.models_mentioned, typed = default.id, [default.id], parsed.unknown_model or ""
+        parsed.unknown_model = None
+        ctx.notes += [n for n in [default_tag_note(typed, default.id)] if n]
+        return
     picks = family_models(parsed.model_family)
-    # a family of one model ("[vicgalle/gpt-j-api]": GPT-J-6B) is that model for a price question too
-    priced = len(picks) == 1 and set(ctx.intents) & set(_PRICED)
-    if not picks or not (set(ctx.intents) & set(_SIZING) or priced):
+    # a family of one model ("[vicgalle/gpt-j-api]": GPT-J-6B, "[OpenMOSS/MOSS]") is that model whatever is
+    # asked about it (a price, a card's risks), so the answer names the model the user means
+    single = len(picks) == 1
+    if not picks or not (set(ctx.intents) & set(_SIZING) or single):
         return
     s.model = picks[0]
     parsed.models_mentioned = picks
     parsed.unknown_model = None
     ctx.notes.append(note("family_sizes", family=parsed.model_mention or parsed.model_family, n=len(picks)))
+    if single and s.gpu and "risk" in ctx.intents and not set(ctx.intents) & set(_SIZING):
+        ctx.intents.append("fit")  # a card's risks, then whether it runs that model (as when the model is named)
 
 
 def _plan_the_other_parts(ctx: PlanContext, cap: Capability, parsed: ParsedQuery, jobs: bool) -> None:

@@ -38,6 +38,7 @@ from assistant.understanding.requirements import (
     _unquantized,
 )
 from assistant.understanding.run_log import _run_log
+from assistant.understanding.size_range import _size_range
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
 from assistant.understanding.symptoms import _measured, _symptoms
 from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text
@@ -110,6 +111,7 @@ def _parse(text: Any) -> ParsedQuery:
         _kv_dtype,
         _precision,
         _dataset,  # "1 million samples", "10万条", "500M tokens": not money, sizes, a context or part of a name
+        _size_range,  # "qwen2.5 7B到14B", "7-14B models": the top of the range is the model sized
         _models,
         _repository,  # after its model series is read, the thread's repository names no GPU
         _gpus,

@@ -19,6 +19,8 @@ _ALTERNATIVE = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:或者|或是|或|
 # "and" joins the cards of one machine only when the user owns them ("I have a 3090 and a 2060"); otherwise it
 # lists cards to weigh ("A100 and H100: which is faster?"), or adds one to buy ("a 3090 and want to buy a 4090")
 _AND = re.compile(r"^[^,，;；。.?？!！]{0,12}?(?:\band\b|和|与|跟|以及|、|&)[^,，;；。.?？!！]{0,10}$", re.I)
+# "我这还有一个5090D， A5000， 还有个2080TI": owned cards listed with commas and "还有" (also one machine's cards)
+_LIST = re.compile(r"^\s*[,，、]\s*(?:还有|另外还?有|以及|and|plus)\s*(?:一?[个张块]|an?\b|one\b)?\s*$", re.I)
 _CLAUSE_BEFORE = re.compile(r"[^;；。.?？!！\n]{0,40}$")
 
 
@@ -37,9 +39,50 @@ def together(view: str, known: list[_GpuSpan]) -> bool:
     for a, b in itertools.pairwise(known):
         clause = _CLAUSE_BEFORE.search(view[: a.start])
         owned = clause is not None and _owns_word().search(clause.group(0)) is not None
-        if a.value != b.value and owned and _AND.match(view[a.end : b.start]):
+        joined = _AND.match(view[a.end : b.start]) or _LIST.match(view[a.end : b.start])
+        if a.value != b.value and owned and joined:
             return True
     return False
+
+
+def owned_card(view: str, spans: list[_GpuSpan], upgrade_to: str | None) -> str | None:
+    """Of two or more different cards, the one an ownership word comes right before ("I have a 5090. Would two
+    2080 Ti be better?", "我手上有5090"), or the other of two when one is to be bought ("我有4090，换成两张3090"):
+    the card a comparison weighs the others against, since the user already has it."""
+    values = {s.value for s in spans if s.value}
+    if len(values) < 2:
+        return None
+    ends = [0, *(s.end for s in spans)]  # the words before a card: back to the previous card, 20 characters at most
+    before = [view[max(end, s.start - 20) : s.start] for s, end in zip(spans, ends[:-1], strict=True)]
+    owned = {s.value for s, words in zip(spans, before, strict=True) if s.value and _owns_word().search(words)}
+    if len(owned) == 1:
+        return next(iter(owned))
+    rest = values - {upgrade_to}
+    return next(iter(rest)) if upgrade_to and len(values) == 2 and len(rest) == 1 and not owned else None
+
+
+# "4090太贵了", "a 4090 is too expensive", "买不起 H100": a card ruled out by its price; the question is the other one
+_PRICED_AFTER = re.compile(
+    r"^[^,，;；。.?？!！]{0,8}?(?:太贵|贵了|贵得|价格太高|too (?:expensive|pricey|costly)|(?:is|are) (?:so |way )?"
+    r"(?:expensive|pricey)|out of (?:my |our )?budget|超预算|买不起)",
+    re.I,
+)
+_PRICED_BEFORE = re.compile(r"(?:买不起|负担不起|can't afford|can(?:no|\s+no)t afford)[^,，;；。.?？!！]{0,8}$", re.I)
+
+
+def priced_out(view: str, spans: list[_GpuSpan]) -> str | None:
+    """Of two or more different cards, the one the user rules out by its price ("4090太贵了，2080ti 多卡能跑吗"):
+    not a card to cost or size; the other card is what they ask about."""
+    values = {s.value for s in spans if s.value}
+    if len(values) < 2:
+        return None
+    out = {
+        s.value
+        for s in spans
+        if s.value
+        and (_PRICED_AFTER.search(view[s.end :]) or _PRICED_BEFORE.search(view[max(0, s.start - 16) : s.start]))
+    }
+    return next(iter(out)) if len(out) == 1 and len(values - out) >= 1 else None
 
 
 def listed_total(counts: dict[str, int], mentions: list[str]) -> str | None:
@@ -52,8 +95,18 @@ def listed_total(counts: dict[str, int], mentions: list[str]) -> str | None:
 
 
 def alternative(view: str, known: list[_GpuSpan]) -> bool:
-    """Two different cards joined by "或者" / "or" / "vs": options to weigh."""
-    return _joined(_ALTERNATIVE, view, known)
+    """Two different cards joined by "或者" / "or" / "vs": options to weigh; or a second card asked after the first
+    in the same message ("2080ti 能跑吗，3060 呢", "can a P40 run it? what about a 3060?")."""
+    if _joined(_ALTERNATIVE, view, known):
+        return True
+    pairs = itertools.pairwise(known)
+    return any(
+        a.value != b.value and (_WHAT_ABOUT.search(view[a.end : b.start]) or _NE.match(view[b.end :])) for a, b in pairs
+    )
+
+
+_WHAT_ABOUT = re.compile(r"(?:what|how) about|换成|换个", re.I)
+_NE = re.compile(r"^\s*(?:的话)?\s*呢")
 
 
 def _joined(rx: re.Pattern[str], view: str, known: list[_GpuSpan]) -> bool:

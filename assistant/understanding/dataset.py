@@ -18,7 +18,12 @@ _MAX_SAMPLES = 10_000_000_000
 _MIN_DATASET_TOKENS = 1e6  # "10万 tokens" alone is more likely a context length than a dataset
 _CONTEXT_WORDS = "上下文|context|ctx|窗口|序列|长度|window|prompt|输入"  # after the count: "10万 tokens 上下文"
 _MAX_SAMPLE_TOKENS = 1_000_000
-_RATE_BEFORE = re.compile(r"(?:每月|每天|每日|每周|每小时|per\s+(?:day|month|week|hour)|monthly|daily)\W{0,6}$", re.I)
+# "每天大概 200 万 tokens", "daily about 2M tokens": a usage rate (usage.py), with or without an approximation word
+_RATE_BEFORE = re.compile(
+    r"(?:每月|每天|每日|每周|每小时|per\s+(?:day|month|week|hour)|monthly|daily)\W{0,3}"
+    r"(?:大概|大约|约|差不多|将近|about|around|roughly|approximately|~)?\W{0,6}$",
+    re.I,
+)
 _MAX_TOKENS = 1e16
 _CHAT_ROUNDS_BEFORE = re.compile(r"(?:每天|每日|每小时|每周|每月|一天|对话|聊天|问答|提问)\S{0,4}\s*$")
 
@@ -87,7 +92,8 @@ def _dataset(st: _State) -> None:
         if m and q.sample_tokens is None:
             q.sample_tokens = _sample_tokens(m)
             if q.sample_tokens:
-                st.t.take(m.start(), m.end())
+                # only the length: "10k samples of 1k tokens each" keeps its sample count for the reader below
+                st.t.take(m.start("a") if name == "per_sample" else m.start(), m.end())
     for name in ("samples", "samples_lead"):
         m = rx[name].search(st.t.view)
         if m and q.dataset_samples is None:

@@ -10,10 +10,11 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from assistant.understanding.card_joins import alternative, listed_total, together
+from assistant.understanding.card_joins import alternative, listed_total, priced_out, together
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import acquired_words, memory_said_later
 from assistant.understanding.numbers import _count, _in_range, _number
+from assistant.understanding.own_size import own_size_beside_card
 from assistant.understanding.patterns import _rx
 from assistant.understanding.query import Claim
 from assistant.understanding.text import _MAX_SPANS, _GpuSpan, _State
@@ -114,6 +115,8 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
             st.q.claims.append(Claim(topic="vram", gpu=hit.value, asserted=float(memory.group(1))))
         elif hit.value and not memory and (other := _sized_elsewhere(view, m.start(), m.end(), hit.value)):
             spans[-1].value = other  # "a single 16GB V100", "Mac Studio ... 如果是192G的话": the one with that memory
+        elif hit.value and not memory and _NEAR_MOD.search(view[max(0, m.start() - 8) : m.end() + 6]):
+            spans[-1].value = _mod_with_memory(hit.value, None) or hit.value  # "魔改2080ti": its one catalog mod
     for m in itertools.islice(lex.rx["gpu_unknown"].finditer(view), _MAX_SPANS):
         if lex.rx["gpu_replaced"].search(view[max(0, m.start() - 40) : m.start()]):
             continue  # "Alternative to Google TPU VM?", "不想用昇腾": an accelerator to replace, not one asked about
@@ -189,11 +192,17 @@ def _variant_with_memory(gpu_id: str, gib: float) -> str | None:
     return same[0] if stem != gpu_id and same else None
 
 
-def _mod_with_memory(gpu_id: str, gib: float) -> str | None:
-    """The catalog's row for a memory mod of this card with `gib` ("rtx-2080-ti", 22: "rtx-2080-ti-22gb-mod")."""
+_NEAR_MOD = re.compile(r"魔改|改装|扩容|(?<![a-z])mod(?:ded)?(?![a-z])", re.I)
+
+
+def _mod_with_memory(gpu_id: str, gib: float | None) -> str | None:
+    """The catalog's row for a memory mod of this card with `gib` ("rtx-2080-ti", 22: "rtx-2080-ti-22gb-mod"); with
+    no size said ("魔改2080ti"), its one mod when the catalog lists one."""
     from tools.card_risk import table
 
     mods = [m for m, base in table()["mods"].items() if base == gpu_id and m in catalog()]
+    if gib is None:
+        return mods[0] if len(mods) == 1 else None
     return next((m for m in mods if abs(catalog()[m].vram_gib - gib) < 0.5), None)
 
 
@@ -255,7 +264,8 @@ def _gpus(st: _State) -> None:
         st.t.take(span.start, span.end)
         st.name_spans.append((span.start, span.end))
     st.gpus = spans
-    known = [s for s in spans if s.value]
+    priced = priced_out(view, spans)  # "4090太贵了，2080ti 能跑吗": the card ruled out by price is not asked about
+    known = [s for s in spans if s.value and s.value != priced]
     st.q.gpu_mentions = list(dict.fromkeys(s.value for s in known if s.value))
     for s in known:
         if s.count and s.value and s.value not in st.q.gpu_counts:
@@ -346,6 +356,8 @@ def _stated_capacity(st: _State) -> None:
         m = lex.rx["stated_capacity_after"].search(st.t.view)  # "显存 12G 够不够": the card asked about
     if m is None and not st.gpus:
         m = lex.rx["stated_capacity_enough"].search(st.t.view)  # "6GB 够不够", "is 8GB enough": the size asked about
+    if m is None and st.gpus and not (q.model or q.params_b):
+        m = own_size_beside_card(st)  # "8 A100 the minimum? my max GPU memory is 45G": theirs, not the card named
     if m is None and not st.gpus:
         m = _owned_size(st)  # "12G显存 64G内存", "I have 8GB VRAM": the machine described
     if m is None and not (st.gpus or q.model or q.params_b) and lex.intent_rx["capacity"].search(st.t.text):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assistant.understanding.card_joins import priced_out
 from assistant.understanding.focus import card_comparison
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.risk import _risk_intent
@@ -44,6 +45,9 @@ def _intents(st: _State) -> None:
     _capacity_intent(st, out, seen)
     support_intent(st, pos, out, seen.has_gpu, seen.has_model)  # "vLLM 能在 P40 上跑吗"
     usage_intent(st, out)  # "API 还是自己部署", "where can I rent an A100": the cost question they are part of
+    _rent_site_leads(pos, out, seen)
+    if priced_out(st.t.view, st.gpus) and not (q.buy_or_rent or q.cloud_price_per_hour or q.hours_per_day):
+        out.pop("cost", None)  # "4090太贵了": why they ask about the cheaper card, not a question about cost
     if seen.has_gpu and (q.asks_availability or q.asks_training_fit) and "compare" not in out:
         # "国内还能买到 H100 吗？想做训练该买什么": the card's market and what it is good for answer it
         out["gpu_info"] = min(out.get("gpu_info", seen.end), 0)
@@ -62,7 +66,9 @@ def _intents(st: _State) -> None:
     card_comparison(st, pos, out, seen.n_gpus)  # named cards weighed for a job: the comparison answers
     _upgrade(st, pos, out, seen)
     _mac_by_memory(st, out, seen)
+    _cpu_machine(st, out, seen)
     _risk_intent(st, out, pos)  # an old, modified or multi-GPU card: its trap leads the answer
+    _used_card_for_model(st, out, seen)
     if not q.has_slots() and not lex.rx["domain"].search(text) and "out_of_scope" in pos:
         out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
     elif not out and not q.has_slots() and "help" in pos:
@@ -122,6 +128,14 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
         # one machine's cards (fit says whether the bigger card alone holds it), not a ranking of cards to buy
         out.setdefault("fit", min(p for p in (weak, seen.end) if p is not None))
         out.pop("compare", None)
+        if st.q.owns_hardware and not (st.q.budget or st.q.buy_or_rent or st.q.upgrade_to):
+            out.pop("recommend", None)  # "I have a 3090 and a 2060: which one should I use?": no card to buy
+        return
+    if st.q.gpus_together and not (seen.has_model or st.q.model_family or st.q.symptom) and strong is None:
+        # "I have a 3090 and a 3060, can I use both together?", "我有一张4090和一张3090，能一起用吗": what the one
+        # machine's different cards run together (a layer split), not a ranking of cards to buy or their specs
+        sized = [out.pop(k) for k in ("compare", "gpu_info", "fit", "memory") if k in out]
+        out["capacity"] = min([*sized, weak if weak is not None else seen.end])
         return
     if pc_or_card >= 2 and (strong is not None or weak is not None):
         out["compare"] = min(p for p in (strong, weak) if p is not None)
@@ -163,7 +177,8 @@ def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
         if q.owns_hardware and not (q.budget or q.monthly_budget or q.buy_or_rent):
             # "我的 5090 最多能部署哪个 Qwen？有推荐的配置吗": the setup for the card they have, not a purchase; the
             # capacity answer already runs the bigger ones from their RAM (offload) when it is stated
-            for other in ("recommend", "build", "offload"):
+            # nor a list of bigger cards ("8 A100 80GB the minimum? my max is 45G, can I fine-tune?")
+            for other in ("recommend", "build", "offload", "catalog"):
                 out.pop(other, None)
     elif q.ram_gib is not None and not (q.budget or q.monthly_budget):
         out.pop("offload", None)  # "没有显卡，只有 32G 内存，能跑多大的模型": what the CPU runs from that RAM
@@ -221,6 +236,26 @@ def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen
         out["fit" if seen.has_gpu else "memory"] = -2
 
 
+def _rent_site_leads(pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
+    """ "自己电脑不行，可以训练 X 不？求租 GPU 的网站": where to rent leads (its lead states the memory it holds); a
+    memory asked in words ("要多少显存，哪里租") keeps its place."""
+    if {"rent_where", "memory"} <= set(out) and "memory" not in pos and not seen.has_gpu:
+        out["rent_where"] = min(out["rent_where"], out["memory"] - 1)
+
+
+def _used_card_for_model(st: _State, out: dict[str, int], seen: _Seen) -> None:
+    """ "想买二手 V100 跑 Qwen2.5-14B，靠谱吗", "is a used mining 3090 safe for Llama 3 8B?": the second-hand card (its
+    price, what to check) answers first (capabilities/specs.py), whether it holds the model backs it."""
+    q = st.q
+    if not (q.used_market and seen.has_gpu and seen.has_model) or q.owns_hardware or "risk" in out:
+        return
+    out.setdefault("gpu_info", min(out.values(), default=0))
+    if len(q.gpu_mentions) == 1 and not (q.budget or q.monthly_budget) and "recommend" in out:
+        out["fit"] = min(out.pop("recommend"), out.get("fit", seen.end))  # this card for the job, no shopping list
+    if not {"fit", "memory", "recommend"} & set(out):
+        out["fit"] = out["gpu_info"] + 1  # "is a used 3090 worth it for QLoRA of Llama 3.1 8B?": does it hold it
+
+
 def _upgrade(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) -> None:
     """ "I have a 3050 ... would a 4090 make 70B generation faster?": one card to buy beside the one the user has,
     for a model to run, is the model on that card (fit: whether it holds it, else how fast with the rest in system
@@ -242,6 +277,23 @@ def _mac_by_memory(st: _State, out: dict[str, int], seen: _Seen) -> None:
         for other in ("cost", "memory", "fit", "gpu_info"):
             out.pop(other, None)
         out["catalog"] = min(out.get("catalog", 0), 0)
+
+
+def _cpu_machine(st: _State, out: dict[str, int], seen: _Seen) -> None:
+    """ "MacBook Pro, Intel Iris Plus Graphics, 16 GB LPDDR3 — 什么配置可以跑", "没有独显，32G 内存，能跑什么": a
+    machine with no GPU that runs models (none, or an integrated one) and its RAM, no model (a family at most), nothing
+    to buy: what its CPU runs from that RAM (capacity's CPU sizing), not a catalog filter, a build or unified memory."""
+    q = st.q
+    if not (q.cpu_only_option and q.ram_gib) or seen.has_gpu or "recommend" in out or q.budget or q.monthly_budget:
+        return
+    if q.model or q.params_b or (q.unknown_model and not q.model_family):
+        return
+    for other in ("catalog", "build", "memory", "offload", "fit", "gpu_info"):
+        out.pop(other, None)
+    out["capacity"] = min(out.get("capacity", 0), 0)
+    q.min_vram_gib = None  # the RAM's size read again as a card floor
+    if q.vendor == "apple":
+        q.vendor = None  # an Intel Mac: its integrated graphics are no Apple-silicon GPU
 
 
 def _card_size_asked(st: _State, out: dict[str, int], seen: _Seen) -> None:

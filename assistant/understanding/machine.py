@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from assistant.understanding.card_joins import owned_card
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
 from assistant.understanding.patterns import _c, _langs, _rx
@@ -66,6 +67,7 @@ def _machine(st: _State) -> None:
     q.upgrade_to = bought_card(st.t.view, st.gpus)  # "I have a 3050 ... might buy a 4090": the card weighed
     owned = described or bool(p["owns"].search(_without_names(st))) or _acquired(st)  # type: ignore[attr-defined]
     q.owns_hardware = bool(st.gpus) and owned
+    q.owned_gpu = owned_card(st.t.view, st.gpus, q.upgrade_to) if owned else None
 
 
 @cache

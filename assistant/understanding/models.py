@@ -39,6 +39,8 @@ def _resolve_model_name(name: str) -> _ModelHit:
         m = match_model(name)
     except AdvisorError as exc:
         return _ModelHit(None, suggestions=tuple(getattr(exc, "suggestions", None) or likely_models(name)))
+    if m.library_default:  # "qwen2.5" with no size: a size elsewhere names the model, else the planner's default
+        return _ModelHit(None, suggestions=tuple(likely_models(name)))
     model = m.arch.id if m.how in ("registry", "read_as", "ollama") else m.typed
     precision = m.precision if m.precision_how in ("name", "nearest", "ollama_default") else None
     read_as = f"'{name}' was read as {m.arch.name}" if m.how == "read_as" else None
@@ -46,6 +48,7 @@ def _resolve_model_name(name: str) -> _ModelHit:
 
 
 _Mention = tuple[int, int, str, str]  # start, end, the span as typed, the name to resolve
+_OLLAMA_RUN = re.compile(r"ollama\s+(?:run|pull)\s+$", re.I)  # on the text: the view masks the engine name
 
 
 def _family_mentions(st: _State) -> list[_Mention]:
@@ -57,6 +60,8 @@ def _family_mentions(st: _State) -> list[_Mention]:
         to, bare = next(((to, bare) for rx, to, bare in lex.families if rx.match(fam_text)), (fam_text, False))
         # "solar:q4_0": an Ollama tag whose tag was read as the format names the library's default model
         tagged = rest in ("", ":") and st.t.view[m.end() - len(rest) : m.end() - len(rest) + 2] == f":{_MASK}"
+        # "ollama run mistral", "ollama pull deepseek-r1": the library name is a tag, its default tag's model
+        tagged = tagged or bool(_OLLAMA_RUN.search(st.t.text[max(0, m.start() - 24) : m.start()]))
         if not re.search(r"\d", rest) and not bare and not tagged:
             st.family_hint = st.family_hint or to  # "the code llama models ... 34B"
             continue  # "opt", "phi", "yi" alone are words, not model names
@@ -64,7 +69,7 @@ def _family_mentions(st: _State) -> list[_Mention]:
         query = span if fam_text.isascii() else span.replace(fam_text, to, 1)  # "千问2.5-7B" -> "qwen2.5-7B"
         for zh, en in lex.raw["models"]["zh_name_words"].items():
             query = query.replace(zh, en)
-        query = f"{query.rstrip(':')}:" if tagged else query
+        query = f"{query.rstrip(':')}:" if tagged and not re.search(r"\s|:.", span) else query
         mentions.append((m.start(), m.start() + len(span), span, query))
     return mentions
 
@@ -88,7 +93,8 @@ def _models(st: _State) -> None:
     mentions += _generic_mentions(st, mentions)
     q, names = st.q, []
     hits = _one_generation([_resolve_model_name(query) for _, _, _, query in sorted(mentions)])
-    for (start, end, span, _query), hit in zip(sorted(mentions), hits, strict=True):
+    lead = _lead_mention(sorted(mentions), hits)
+    for i, ((start, end, span, _query), hit) in enumerate(zip(sorted(mentions), hits, strict=True)):
         st.name_spans.append((start, end))
         st.t.take(start, end)
         if not (hit.model and hit.model in names):
@@ -97,7 +103,7 @@ def _models(st: _State) -> None:
             names.append(hit.model)
             st.model_ends.append((end, hit.model))
             names += _sibling_sizes(st, end, hit)  # "BaiChuan-7B/13B", "qwen2.5 7b、14b": each size of the series
-            if q.model is None:
+            if q.model is None and i >= lead:
                 q.model, q.model_mention, q.model_how = hit.model, span, hit.how
                 q.notes += [hit.note] if hit.note else []
                 q.model_precision = hit.precision
@@ -123,6 +129,15 @@ def _models(st: _State) -> None:
         q.model_family = st.family_hint  # "the code llama models": a family the registry knows by that name
     if q.model_family and not q.model and q.params_b is None and _lex().rx["coding"].search(st.t.text):
         q.model_family = coder_series(q.model_family) or q.model_family  # "the best qwen coding model"
+
+
+def _lead_mention(mentions: list[_Mention], hits: list[_ModelHit]) -> int:
+    """The mention the question is about: the first one, unless it is a library name run with no size ("ollama
+    run llama3.2", its default tag) and a later one names its size or variant ("ollama run llama4:scout" is slow)."""
+    resolved = [i for i, hit in enumerate(hits) if hit.model]
+    if not resolved or not mentions[resolved[0]][3].endswith(":"):
+        return 0
+    return next((i for i in resolved if not mentions[i][3].endswith(":")), 0)
 
 
 # "X, which is a fine-tuned variant of Y", "基于 Y 微调的 X": between the two names, Y is X's base
@@ -175,6 +190,11 @@ def _repository_model(st: _State) -> None:
     (planner/plan.py then sizes its common sizes)."""
     q = st.q
     repo = repository_span(st.t.text)
+    if repo and not (q.model or q.unknown_model or q.model_family):
+        # "[Alibaba-NLP/DeepResearch] 自己部署成本有点高": no model named, the repository's own model (github_repos)
+        series = series_in_name(st.t.text[repo[0] : repo[1]])
+        q.model_family = series if series and series.startswith("series:") else None
+        return
     if not (repo and q.model and q.unknown_model) or q.unknown_model not in st.t.text[repo[0] : repo[1]]:
         return
     series = series_in_name(q.unknown_model)

@@ -142,6 +142,7 @@ class ParsedQuery(BaseModel):
     sizes_mentioned: list[float] = Field(
         default_factory=list, description="Bare sizes named, in order, one per size class ('14b 和 72b' -> [14, 72])"
     )
+    size_range: list[float] | None = None  # "7B-14B", "7~14B": one machine for the top of it, the range named
     min_vram_gib: float | None = Field(
         default=None, description="Memory floor of a catalog question: '≥48GB', '48G 以上', '48GB 的卡有哪些'"
     )
@@ -209,6 +210,7 @@ class ParsedQuery(BaseModel):
         default=False,
         description="The GPUs named are the user's own ('我只有一张 3090', 'I have 8x A10G'): size on exactly them",
     )
+    owned_gpu: str | None = Field(default=None, description="Of different cards named, the one said to be owned")
     ram_gib: float | None = Field(default=None, description="System RAM stated ('64G 内存', '32GB RAM', '256GD4')")
     ram_mentions: list[float] = Field(default_factory=list, description="Every RAM size named, in order")
     ram_type: str | None = Field(default=None, description="'ddr4', 'ddr5-6000' (system_memory.yaml memory types)")

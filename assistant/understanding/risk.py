@@ -105,6 +105,9 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
         # "魔改2080ti 22G 值得买吗，跑 qwen2.5 32b 够吗": whether this card does the job, and its trap, answer it;
         # a shopping list of other cards does not
         out["fit" if q.model or q.params_b else "risk"] = min(out.pop("recommend"), out.get("fit", out["risk"]))
+    if (q.model or q.params_b) and not set(out) & {*_SIZING, "recommend", "diagnose", "support"}:
+        # "P40 报错不支持半精度，MOSS 怎么跑": the card's trap first, then whether it holds the model named
+        out["fit"] = out["risk"] + 1
     costed = q.buy_or_rent in ("rent", "compare") or q.electricity_price or q.cloud_price_per_hour
     for name in _REPLACED:
         if name == "cost" and costed:

@@ -131,8 +131,10 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
     if not q.support_subjects and (strong is None or not _names_a_target(st)):
         _card_support_asked(q, strong is not None and has_gpu and not has_model)
         return
-    if strong is None and set(q.support_subjects) <= st.repo_only_subjects:
-        return  # "[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗": the engine in use, not the question
+    # "[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗": the engine in use, not the question
+    repo_only = strong is None and set(q.support_subjects) <= st.repo_only_subjects
+    if repo_only or _engine_beside_capacity(st, strong, pos, out):
+        return
     if strong is None and (has_model or q.quoted_tflops or q.quoted_gbs or q.claims):
         # "serve Llama-3.1-8B with vLLM on 2x 4090, how fast?": the engine is context, not the question, unless the
         # engine does not fully run on the card: then its verdict belongs in the answer, first when the user says it
@@ -156,6 +158,18 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
         out.pop("gpu_info", None)
 
 
+def _engine_beside_capacity(st: _State, strong: int | None, pos: dict[str, int], out: dict[str, int]) -> bool:
+    """ "I use vLLM. What's the biggest model I can run on a 4090?": the engine shapes the sizes (its headroom, the
+    formats it loads) and the biggest model is the question; the engine's verdict leads only when it is no or a
+    caveat. A support word before the question ("Does vLLM support the 4090, and ...") asks both."""
+    q = st.q
+    if not q.capacity_asked or (strong is not None and strong < pos["capacity"]) or _names_a_target(st):
+        return False
+    if _short_of_support(q):
+        out["support"] = -1
+    return True
+
+
 def _card_support_asked(q: ParsedQuery, bare: bool) -> None:
     """ "Are V100s supported?", "2080ti 还支持吗": a support word, a card and nothing else (no software, feature,
     model, job or spec asked): what still runs on the card (the risk intent) answers it."""
@@ -174,7 +188,12 @@ def _short_of_support(q: ParsedQuery) -> bool:
     from tools.errors import AdvisorError
     from tools.support import SupportRequest, check_support
 
-    cards = [t for t in q.support_targets if t in catalog()][:_MAX_CHECKED]
+    # a card the catalog holds, or one the message names that only the fallback table knows ("RX 6600 XT"); never
+    # a family ("RTX 40 series"), whose verdict is not one card's
+    cards = list(
+        dict.fromkeys(t for t in (*q.support_targets, *q.gpu_mentions) if t in catalog() or t in q.gpu_mentions)
+    )
+    cards = cards[:_MAX_CHECKED]
     platforms = {sid for sid, kind, _ in _subject_rx() if kind == "platform"}  # "CUDA" in a log is no engine choice
     subjects = [s for s in q.support_subjects if s not in platforms][:_MAX_CHECKED]
     for subject in subjects:

@@ -140,9 +140,10 @@ def _measured(st: _State) -> None:
                 continue
             speeds.append((m.start(), values))
             st.t.take(m.start(), m.end())
+    speeds = [(at, _shared(st, at, values)) for at, values in speeds]  # "4090和L40均达到50以上": one speed each
     logged = q.measured_speeds  # a pasted log's generation speed (understanding/run_log.py) comes first
     q.measured_speeds = [*logged, *(round(v, 4) for _, values in sorted(speeds) for v in values)]
-    gpus = [_gpu_before(st, at) for at, values in sorted(speeds) for _ in values]
+    gpus = [g for at, values in sorted(speeds) for g in _gpus_of(st, at, len(values))]
     q.measured_speed_gpus = [None] * len(logged) + gpus
     q.measured_speed_models = [None] * len(logged) + [_model_before(st, at) for at, vs in sorted(speeds) for _ in vs]
     q.measured_tokens_per_s = q.measured_speeds[0] if q.measured_speeds else None
@@ -158,6 +159,36 @@ def _measured(st: _State) -> None:
             q.num_gpus = q.num_gpus or n
             break
     _flags(st)
+
+
+# cards joined right before one speed ("在4090和L40上 ... 均达到50以上", "on the 4090 and the L40 both about 50")
+_JOINED = re.compile(r"\s*(?:和|与|跟|及|、|,|，|/|&|and(?: the| a| an)?|or(?: the)?)\s*", re.I)
+
+
+def _joined_before(st: _State, at: int) -> list[str]:
+    """The card named last before a speed and the cards joined to it by 和 / and / 、 (not one machine's cards:
+    "my 3090 and 3060 get 20 tokens/s" is one split run): each measured that speed."""
+    before = sorted((g for g in st.gpus if g.end <= at and g.value), key=lambda g: g.end)
+    if len(before) < 2 or st.q.gpus_together:
+        return []
+    out = [before[-1]]
+    for g in reversed(before[:-1]):
+        if not _JOINED.fullmatch(st.t.text[g.end : out[0].start]):
+            break
+        out.insert(0, g)
+    return [g.value for g in out if g.value] if len(out) > 1 else []
+
+
+def _shared(st: _State, at: int, values: list[float]) -> list[float]:
+    """One speed stated for several joined cards: the value once per card."""
+    cards = _joined_before(st, at)
+    return values * len(cards) if len(values) == 1 and cards else values
+
+
+def _gpus_of(st: _State, at: int, n: int) -> list[str | None]:
+    """Whose speeds the `n` values at `at` are: the joined cards in order, else the card named last before."""
+    cards = _joined_before(st, at)
+    return list(cards) if len(cards) == n else [_gpu_before(st, at)] * n
 
 
 def _gpu_before(st: _State, at: int) -> str | None:

@@ -32,12 +32,16 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     return {
         "requests_after": _c(rf"{num}(?:{u['request_words']}){per}"),
         "requests_lead": _c(rf"(?:{u['period_lead']})\D{{0,8}}?{num}(?:{u['request_words']})"),
+        "requests_verb": _c(
+            rf"(?:{u['period_verb']})[^，。,;；\n]{{0,20}}?(?<![A-Za-z0-9.-]){num}(?:{u['request_words']})"
+        ),
         "tokens_after": _c(rf"{num}(?:{u['token_words']}){per}"),
         "tokens_lead": _c(rf"(?:{u['period_lead']})\D{{0,8}}?{num}(?:{u['token_words']})"),
         "per_minute": _c(r"^\s*(?:/\s*(?:min|minute)|per minute|a minute|每分钟)(?![a-z])"),
         "monthly": _c(u["monthly"]),
         "hosting": _c(u["hosting"]),
         "occasional": _c(u["occasional"]),
+        "a_month": _c(u["a_month"]),
         "api_word": _c(u["api_word"]),
         "privacy": _c(u["privacy"]),
     }
@@ -107,7 +111,7 @@ def _usage(st: _State) -> None:
     tokens_a_day = _volume(st, ("tokens_after", "tokens_lead"))
     if tokens_a_day and tokens_a_day * _DAYS_PER_MONTH <= _MAX_TOKENS_PER_MONTH:
         q.tokens_per_month = float(round(tokens_a_day * _DAYS_PER_MONTH))
-    requests = _volume(st, ("requests_after", "requests_lead"))
+    requests = _volume(st, ("requests_after", "requests_lead", "requests_verb"))
     if requests and requests <= _MAX_REQUESTS_PER_DAY:
         q.requests_per_day = requests
     from tools.api_cost import api_mentions
@@ -166,6 +170,8 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
         out["api"] = min(costed, default=len(st.t.text) + 1)
     if "api" in out:
         out.pop("recommend", None)
+        if len(q.gpu_mentions) <= 1:
+            out.pop("compare", None)  # "DeepSeek API vs self-hosting it on 8xH100": the API is what is compared
         _api_bill(st)
     if ("api" in out or "rent_where" in out) and q.buy_or_rent != "compare":
         out.pop("cost", None)
@@ -180,7 +186,8 @@ def _buy_or_rent(q: ParsedQuery, out: dict[str, int]) -> None:
     its card, so owning it against renting it at those hours leads (not a purchase ranking), then whether the job
     fits that card. In "购买这种高性能主机，和购买云计算服务相比，有哪些优势和劣势？" nothing is named, and
     "高性能" and "有哪些" ask for no speed figure or card list."""
-    if len(q.gpu_mentions) <= 1 and "recommend" in out and not (q.budget or q.monthly_budget):
+    # a budget with occasional use ("预算2w，偶尔微调一下7B") still asks rent or buy: renting by the hour is the verdict
+    if len(q.gpu_mentions) <= 1 and "recommend" in out and (not (q.budget or q.monthly_budget) or q.occasional_use):
         # with no card named ("租卡跑 Qwen2.5-72B 划算还是买卡划算"), the card that holds the model is priced both ways
         at = out.pop("recommend")
         out["cost"] = min(out.get("cost", at), at)
@@ -196,6 +203,7 @@ def _a_month_of_rent(q: ParsedQuery) -> None:
     """ "租一台 8 卡 A100 一个月要多少钱", "rent 8x A100 for a month": a month of rent is the cards kept up all month
     (730 hours), not a one-month horizon at half use."""
     one_month = q.horizon_years is not None and abs(q.horizon_years - 1 / 12) < 0.01
+    one_month = one_month or (q.horizon_years is None and bool(_patterns()["a_month"].search(q.text)))
     if q.buy_or_rent == "rent" and one_month and q.hours_per_month is None and q.hours_per_day is None:
         q.hours_per_month, q.horizon_years = 730.0, None
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import cache
 
+from assistant.understanding.hardware import _integrated_rx
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
+from assistant.understanding.patterns import _rx
 from assistant.understanding.text import _mask, _State
 from tools.errors import AdvisorError
 from tools.precision import normalize_kv_dtype, resolve_precision
@@ -136,15 +139,16 @@ _LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d)?")
 
 def _listed_before(st: _State, start: int, size: float) -> list[tuple[int, float]]:
     """The sizes a list shares one unit over ("7, 13, 70b models" is 7B, 13B and 70B): two or more bare numbers,
-    or one before a slash or 、 ("7/13B"), rising to the size that carries the unit; a version ("llama 2, 7b")
-    is a single number before a comma and is left alone."""
+    or one before a slash, 、 or "and" ("7/13B", "7 and 13b"), rising to the size that carries the unit; a version
+    ("llama 2, 7b") is a single number before a comma and is left alone. A range ("7-13B") is read before:
+    understanding/size_range.py."""
     m = _LIST_BEFORE.search(st.t.view[:start])
     if not m or not st.t.is_free(m.start(), start):
         return []
     numbers = [float(x) for x in _LIST_NUMBER.findall(m.group(0))]
     sizes = [*numbers, size]
     rising = all(a < b for a, b in itertools.pairwise(sizes)) and numbers[0] >= 1
-    if not rising or (len(numbers) < 2 and not re.search(r"[/、]", m.group(0))):
+    if not rising or (len(numbers) < 2 and not re.search(r"[/、&和或]|\band\b|\bor\b", m.group(0))):
         return []
     st.t.take(m.start(), start)
     return [(m.start() + i, n) for i, n in enumerate(numbers)]
@@ -268,6 +272,11 @@ def _training_options(st: _State) -> None:
         st.q.zero_stage = next((stage for stage, rx in lex.sharding_words.items() if rx.search(text)), None)  # type: ignore[assignment]
 
 
+@cache
+def _only_training_rx() -> re.Pattern[str]:
+    return _rx(_lex().raw["gpu_only_training"])
+
+
 def _preferences(st: _State) -> None:
     rx, q = _lex().rx, st.q
     # a negated place counts as the other one and hides its words: "不用云" is local, "不想买卡" is cloud
@@ -294,6 +303,11 @@ def _preferences(st: _State) -> None:
     q.asks_host_ram = bool(rx["asks_host_ram"].search(text))
     q.asks_host_platform = bool(rx["asks_host_platform"].search(text))
     q.cpu_only_option = bool(rx["cpu_only_option"].search(st.t.text))  # "不买显卡" is masked as not buying above
+    if not (st.gpus or q.unknown_gpu) and _integrated_rx().search(st.t.text):
+        q.cpu_only_option = True  # "Intel Iris Plus Graphics 655, 16 GB": an integrated GPU runs from the CPU's RAM
+    if _only_training_rx().search(text):  # "or is the GPU only used for training?": running it is the job asked
+        q.cpu_only_option = True
+        q.fine_tune_unspecified, q.jobs, q.mode = False, ["inference"], "inference"
     q.pc_alternative = bool(rx["pc_alternative"].search(text))
     if rx["vendor_apple"].search(text) and not q.pc_alternative:
         q.vendor = "apple"  # "which Mac should I buy": the choice is among Macs

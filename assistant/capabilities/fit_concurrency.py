@@ -1,0 +1,42 @@
+"""How many conversations one setup serves at once: the lead of "How many users can one A100 serve with X?".
+
+The number whose KV cache fits beside the weights leads, with what makes them run together (a batching server,
+not a one-request script). One conversation is said as one, with what a second user would take: it is the
+answer "only one at a time", not "yes".
+"""
+
+from __future__ import annotations
+
+from assistant.capabilities.base import Turn
+from assistant.strings import Writer
+from tools.fit import FitResult
+from tools.precision import resolve_precision
+
+
+def concurrency_fit(turn: Turn) -> FitResult | None:
+    """The fit result the concurrency lead is written from, when the question asks how many at once."""
+    if not turn.parsed.asks_concurrency:
+        return None
+    r = next((f for f in turn.own("fit", FitResult) if f.best_precision and f.max_concurrent_sequences), None)
+    return r if r is not None and r.memory_at_answer is not None else None
+
+
+def concurrency_lead(w: Writer, turn: Turn) -> None:
+    r = concurrency_fit(turn)
+    if r is None or r.memory_at_answer is None or r.best_precision is None:
+        return
+    one = r.max_concurrent_sequences == 1
+    w.say(
+        "fit_concurrency_one" if one else "fit_concurrency_lead",
+        max_seq=r.max_concurrent_sequences,
+        model=r.model,
+        precision=r.best_precision,
+        n=r.num_gpus,
+        gpu=r.gpu,
+        context=r.memory_at_answer.context_tokens,
+        usable=r.usable_gib_per_gpu,
+    )
+    if resolve_precision(r.best_precision).bits > 4.5:
+        w.say("fit_concurrency_levers")  # 8- or 16-bit weights: quantizing frees room for more
+    elif one:
+        w.say("fit_concurrency_levers_one")  # already 4-bit: only more memory or shorter conversations

@@ -1,0 +1,33 @@
+"""Follow-ups that keep the question's workload but change what is asked of it.
+
+"我用vLLM部署，买什么卡跑Qwen2.5-14B" -> "那3090能跑吗？": the card named after a purchase recommendation is checked
+for the workload the recommendation was for (its model, method, format, context, users and engine, all carried by
+the scenario), not recommended afresh and not asked what it runs in general. "如果换成 4090 呢" (what about that card)
+asks the purchase again of that card instead: recommend.py constrains the pick to it and prices it against the budget.
+"""
+
+from __future__ import annotations
+
+from assistant.scenario import Scenario
+from assistant.understanding import ParsedQuery
+
+# What a turn that names only a card answers after a recommendation: a new pick (the carried intent) or the card's
+# largest model ("3090能跑吗" with no model in the message) are both the wrong question once a model was sized.
+_REPLACED = ("recommend", "capacity")
+
+
+def card_after_purchase(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
+    """ "那3090能跑吗？", "would a 4080 work?", "4060Ti 16G 可以吗" after a card was recommended for a model: that
+    model's job on the card named (fit), in place of another recommendation or the card's biggest model. A new
+    model, a budget or "the biggest model" in the message asks something else and keeps its own intents."""
+    bought = "recommend" in previous.last_intents and (previous.model or previous.params_b is not None)
+    new_model = parsed.model or parsed.params_b is not None or parsed.model_family or parsed.unknown_model
+    asks_other = parsed.capacity_asked or parsed.budget is not None or parsed.monthly_budget is not None
+    # "如果换成 4090 呢", "what about a used 3090?": the purchase asked again of that card (recommend.py prices it
+    # against the budget); a yes-or-no about the card ("能跑吗", "would a 4080 work?") is the fit asked here
+    if not bought or new_model or asks_other or not parsed.gpu_mentions or parsed.is_followup:
+        return intents
+    carried = intents == list(previous.last_intents) or intents == ["capacity"]
+    if not carried:
+        return intents
+    return list(dict.fromkeys("fit" if i in _REPLACED else i for i in intents))
