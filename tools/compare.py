@@ -908,6 +908,33 @@ def _vendor(r: CompareRow) -> str | None:
     return gpu.vendor if gpu else None
 
 
+def _switch_gain(job: _Job, own: CompareRow, others: list[CompareRow]) -> Note | None:
+    """ "I have a 3060; would a 4090 be worth it for Qwen2.5-14B?": the owned card stays the pick while it does the
+    job (it costs nothing more), but when another card that holds the job is clearly faster (`_SWITCH_GAIN`), what
+    the switch buys (x speed, more memory) and its price is the verdict's other half: the user's need decides."""
+    fast = [
+        r
+        for r in others
+        if r.count and r.tokens_per_s and own.tokens_per_s and r.tokens_per_s >= own.tokens_per_s * _SWITCH_GAIN
+    ]
+    if not fast or own.mode not in (None, "inference"):
+        return None
+    r = max(fast, key=lambda x: x.tokens_per_s or 0.0)
+    own_tps, r_tps = own.tokens_per_s or 0.0, r.tokens_per_s or 0.0
+    more = max(0.0, r.vram_gib * (r.count or 1) - own.vram_gib * (own.count or 1))
+    return note(
+        "cmp_owned_switch_gain" if r.cards_cost else "cmp_owned_switch_gain_unpriced",
+        gpu=r.gpu if r.count == 1 else f"{r.count} × {r.gpu}",
+        owned=own.gpu,
+        times=r_tps / own_tps,
+        fast=r_tps,
+        own=own_tps,
+        more=more,
+        cost=r.cards_cost or 0.0,
+        currency=job.req.currency,
+    )
+
+
 def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis, basis: Basis) -> list[Note]:
     p = rows[order[0]]
     nxt = rows[order[1]] if len(order) > 1 else None
@@ -915,6 +942,9 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     out = [n for n in firsts if n]
     if job.req.owned and p.gpu_id in {resolve_gpu(name)[0].id for name in job.req.owned}:
         out.insert(0, note("cmp_pick_owned", gpu=p.gpu))  # "I have a 5090": keeping it is the first reason
+        gain = _switch_gain(job, p, [rows[i] for i in order[1:]])
+        if gain is not None:
+            out.insert(1, gain)
     ended = next((catalog().get(rows[i].gpu_id) for i in order[1:] if _support_ended(rows[i])), None)
     if ended is not None and not _support_ended(p):  # "K80 or 3090?": why the cheap card loses comes first
         out.insert(0, note("cmp_pick_over_ended", gpu=ended.name, cc=ended.compute_capability or "-"))

@@ -633,6 +633,35 @@ def newer_version_of(name: str, family: str) -> str | None:
     return max((a for a in rows if (a.released or "") == newest), key=lambda a: a.params).id
 
 
+_VERSIONED = re.compile(r"([a-z]+)(\d+(?:\.\d+)?)")
+
+
+def newer_version_at_size(typed: str) -> str | None:
+    """The model a version newer than the registry holds is sized as when typed with a size ("Qwen4 32B",
+    "Llama 5 70B", "Gemma 4 27B"): the family's newest model of that size, a published shape, never a guessed one.
+    None when the version is one the registry holds ("Llama 4 8B" is scaled from Llama 4), or no model of the family
+    has that size."""
+    parts = split_name(typed)
+    size = parts.sizes.total_b
+    m = _VERSIONED.fullmatch(_key(_stem(parts.name)))
+    if not size or parts.sizes.active_b or m is None:
+        return None
+    rows = [a for a in _families().get(m.group(1)) or [] if not _VARIANT.search(f"{a.series or ''} {a.id}")]
+    known = [_VERSIONED.match(_key(a.series or _stem(a.name))) for a in rows]
+    versions = [float(k.group(2)) for k in known if k is not None and k.group(1) == m.group(1)]
+    if not versions:
+        return None
+    typed_version, newest = float(m.group(2)), max(versions)
+    if not newest < typed_version <= math.floor(newest) + 1:
+        return None  # the next version only: "Qwen9-7B" is a typo, scaled and said so as any unknown name
+    same = [a for a in rows if not a.moe and abs(math.log((a.official_params_b or a.params / 1e9) / size)) < 0.1]
+    # the general model of that size first: "Phi-5 14B" is sized as Phi-4, not Phi-4-reasoning
+    return max(same, key=lambda a: (not _SPECIALISED.search(a.id), a.released or "")).id if same else None
+
+
+_SPECIALISED = re.compile(r"reasoning|coder|distill|guard|-r1")
+
+
 _VARIANT = re.compile(r"(?<![a-z])(?:vl|vision|math|guard|omni|audio)(?![a-z])|-vl-|-math-")
 
 

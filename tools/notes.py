@@ -7,6 +7,7 @@ stays readable); the assistant, the CLI and the web app render the same note in 
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterable
 from functools import cache
@@ -81,8 +82,24 @@ def money(amount: float, currency: str) -> str:
     return f"-{symbol}{digits[1:]}" if digits.startswith("-") else f"{symbol}{digits}"
 
 
+# "1 GPU(s)", "8,192 tokens x 1 sequence(s)": a count right before a word marked "(s)" (at most two words between)
+_COUNTED = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)(\s+(?:[A-Za-z][\w/-]*\s+){0,2}?)([A-Za-z][\w-]*?)\(s\)")
+
+
+def plurals(text: str) -> str:
+    """A template's "(s)" resolved by the count written before it ("1 GPU", "2 GPUs"); plural with no count."""
+    if "(s)" not in text:
+        return text
+    text = _COUNTED.sub(lambda m: f"{m[1]}{m[2]}{m[3]}{'' if m[1] == '1' else 's'}", text)
+    return text.replace("(s)", "s")
+
+
 def render(code: str, lang: str, params: dict[str, Any]) -> str:
-    """The sentence for `code` in `lang` (English when the catalog has no such language)."""
+    """The sentence for `code` in `lang` (English when the catalog has no such language), its "(s)" resolved."""
+    return plurals(_render(code, lang, params))
+
+
+def _render(code: str, lang: str, params: dict[str, Any]) -> str:
     entry = _catalog()[code]
     template = entry.get(lang, entry["en"])
     currency = params.get("currency")

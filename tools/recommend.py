@@ -554,6 +554,7 @@ def _ranked(ctx: _Context, picks: list[Pick]) -> list[Pick]:
                 tight=_tight(p),
                 training=p.mode != "inference",
                 brim=p.memory_per_gpu_gib > advice.brim_share() * p.usable_gib_per_gpu,
+                cramped=_cramped(ctx, p),
             )
             for p in picks
         ),
@@ -581,6 +582,18 @@ def _too_slow(ctx: _Context, p: Pick) -> bool:
     return ranked.too_slow(wanted)
 
 
+def _serving(ctx: _Context) -> bool:
+    """Several concurrent inference sequences: a service, which keeps memory free for bursts (advice.yaml
+    serving_free_share)."""
+    w = ctx.sized or ctx.req.workload
+    return w.mode == "inference" and (w.batch or 1) > 1
+
+
+def _cramped(ctx: _Context, p: Pick) -> bool:
+    """A service option leaving less than serving_free_share of its usable memory free for bursts."""
+    return _serving(ctx) and p.memory_per_gpu_gib > (1 - advice.serving_free_share()) * p.usable_gib_per_gpu
+
+
 def _tight(p: Pick) -> bool:
     """Filled to the brim: a longer prompt or a driver update tips it over (advice.yaml tight_share)."""
     return p.memory_per_gpu_gib > advice.tight_share() * p.usable_gib_per_gpu
@@ -606,6 +619,8 @@ def _lead(ctx: _Context, pool: list[Pick]) -> Pick | None:
     for variant in VARIANT_ORDER[1:]:
         option = best.get(variant)
         if option is not None and (asked is None or (variant in leaders and option.count < asked.count)):
+            if asked is not None and _cramped(ctx, option) and not _cramped(ctx, asked):
+                continue  # fewer cards with no room for a service's bursts do not lead a roomy rig
             return option
     return asked
 
@@ -623,7 +638,14 @@ def _choose(ctx: _Context, options: list[Pick]) -> tuple[Pick | None, list[Pick]
     pool = rents if rent_first and rents else in_budget
     listed = {"local": in_budget, "cloud": rents}.get(req.deployment, in_budget + rents)
     # no budget said: what this buyer usually spends leads, when it does the job (a usable speed per user)
-    usual = [o for o in pool if o.deployment == "local" and o.spend <= (ctx.soft_budget or 0) and not _too_slow(ctx, o)]
+    usual = [
+        o
+        for o in pool
+        if o.deployment == "local"
+        and o.spend <= (ctx.soft_budget or 0)
+        and not _too_slow(ctx, o)
+        and not _cramped(ctx, o)
+    ]
     primary = _lead(ctx, usual or pool)
     if primary is None:
         return None, [], _stretch(ctx, buys, None), _ranked(ctx, listed)
@@ -900,6 +922,8 @@ def _assumptions(ctx: _Context, sized: list[Note], persona_source: str) -> list[
         out.append(note(f"budget_covers_{scope}", budget=req.budget, currency=req.currency))
     out += sized
     out.append(note("fit_rule", headroom=ctx.headroom, engine=ctx.engine))
+    if _serving(ctx):  # a service is ranked with room for bursts: say so
+        out.append(note("serving_free_share", share=advice.serving_free_share()))
     if ctx.max_gpus > 1:  # "一张卡": no option has several cards, so how they split work is not an assumption
         out.append(note("multi_gpu_layout"))
     out.append(note("rent_hours", hours=ctx.hours))

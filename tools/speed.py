@@ -93,6 +93,9 @@ class SpeedResult(BaseModel):
     ttft_s: float | None = Field(description="Time to first token for one prompt of context_tokens")
     training_tokens_per_s: float | None = None
     time_to_train_hours: float | None = None
+    gpu_hours_to_train: float | None = Field(
+        default=None, description="Wall-clock hours times the GPUs: what a run is priced and compared by"
+    )
     tokens_to_train: float | None = Field(default=None, description="Tokens the time to train is for (all epochs)")
     bound: Bound
     memory_per_gpu_gib: float
@@ -413,6 +416,7 @@ def _training(
     return dict(
         training_tokens_per_s=round(tps, 1),
         time_to_train_hours=round(hours, 2) if hours else None,
+        gpu_hours_to_train=round(hours * n, 1) if hours else None,
         tokens_to_train=tokens,
         bound=bound,
     )

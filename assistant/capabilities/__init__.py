@@ -26,6 +26,7 @@ from assistant.capabilities.fit import Fit, FitOption
 from assistant.capabilities.fleet import Fleet
 from assistant.capabilities.guides import Guides
 from assistant.capabilities.host import Host
+from assistant.capabilities.mac_or_pc import MacOrPc
 from assistant.capabilities.memory import Memory
 from assistant.capabilities.memory_formats import MemoryFormats
 from assistant.capabilities.methods_lead import MethodsLead
@@ -48,6 +49,7 @@ REGISTRY: tuple[Capability, ...] = (
     Support(),  # "will X run on Y": its verdict can decide the rest of the answer
     Diagnose(),  # "why is it slow / why does it OOM": the measured number against the ceiling leads
     CpuOrGpu(),  # "the CPU alone or a GPU, which is faster?": both speeds of one model, first
+    MacOrPc(),  # "a Mac or an x86 PC with a GPU?": one model on both, the model's memory decides, first
     Host(),  # the CPU / RAM platform asked for a model run from RAM: RAM bandwidth by platform, first
     BigModel(),  # a model too big for any card: the servers, the RAM-offload way and smaller models, first
     Fleet(),  # a request rate: how many GPUs, as replicas

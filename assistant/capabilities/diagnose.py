@@ -343,6 +343,14 @@ def _head(w: Writer, r: DiagnoseResult, skip: set[str] = _SAID_BY_LEAD) -> str |
 _MEMORY_CAUSES = ("fp32_default_load", "mps_fp32", "vllm_preallocates", "reference_example_kv")
 
 
+def _stock_gb(gpu: str) -> float:
+    """The memory the card a mod was made from shipped with (22 GB 2080 Ti: 11)."""
+    from tools.card_risk import stock_of
+    from tools.catalog import resolve_gpu
+
+    return stock_of(resolve_gpu(gpu)[0]).vram_gib
+
+
 def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> set[str] | None:
     """An out-of-memory or a memory surprise: what the job needs against the card, or vLLM's preallocation. The
     causes the sentence already states come back (None: no memory lead)."""
@@ -363,6 +371,9 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
             w.say(key, n=r.num_gpus, one=r.memory_one_gpu_gib, gpu=r.gpu, **more, **need)
             return {"one_gpu_loaded"}
         card = "" if r.gpu else "_card"  # no GPU named, its memory stated ("24G 的卡", an OOM log)
+        if r.fits and first == "modded_memory" and r.gpu:
+            w.say("diag_lead_oom_modded", gpu=r.gpu, stock=_stock_gb(r.gpu), **need)
+            return {first}
         if r.fits:
             w.say("diag_lead_oom_fits" + card, gpu=r.gpu, **need)
         else:

@@ -46,7 +46,25 @@ def _gpus(parsed: ParsedQuery, scenario: Scenario) -> list[str]:
     if parsed.owns_hardware and parsed.gpu and gpus and parsed.gpu != gpus[0]:
         # "others boast 4090s ... my paltry 6700xt": the user's own card is the one to check first
         gpus = [parsed.gpu, *(g for g in gpus if g != parsed.gpu)]
-    return gpus[:_MAX_GPUS]
+    return _distinct_cards(gpus)[:_MAX_GPUS]
+
+
+def _distinct_cards(gpus: list[str]) -> list[str]:
+    """One check per card: the catalog's name and the support table's ("Radeon RX 580", "RX 580") are one card."""
+    from tools.errors import AdvisorError
+    from tools.support import resolve_target
+
+    seen: set[str] = set()
+    out: list[str] = []
+    for g in gpus:
+        try:
+            key = resolve_target(g)[0].id or g
+        except AdvisorError:
+            key = g
+        if key not in seen:
+            seen.add(key)
+            out.append(g)
+    return out
 
 
 def _precision(parsed: ParsedQuery) -> str | None:

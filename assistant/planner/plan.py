@@ -422,7 +422,7 @@ def _serving_default_model(ctx: PlanContext) -> None:
 # Parts planned beside the question when it calls for them: a model too big for any card (how people deploy it),
 # a request rate (the fleet it takes), a card about to be bought that does not hold the model (the one that would),
 # "how many of this card" (the count at each format)
-_COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count", "host", "cpu_or_gpu")
+_COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count", "host", "cpu_or_gpu", "mac_or_pc")
 # Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
 _EVERY_PART = ("memory", "fit", "recommend")
 _MAX_PARTS = 4  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once
@@ -493,11 +493,32 @@ def _closed_product(ctx: PlanContext) -> bool:
     return True
 
 
+def _newer_version_at_size(ctx: PlanContext) -> None:
+    """ "Qwen4 32B", "Llama 5 70B": a version newer than the registry holds, typed with a size, is sized as the
+    family's newest model of that size and said so right after the lead, never silently nor with a guessed shape."""
+    from tools.model_match import match_model, newer_version_at_size, split_name
+
+    parsed, s = ctx.parsed, ctx.scenario
+    typed = parsed.model_mention
+    if not typed or parsed.model_how not in ("read_as", "scaled") or not s.model or s.model != parsed.model:
+        return
+    nearest = newer_version_at_size(typed)
+    if nearest is None:
+        return
+    parsed.models_mentioned = [nearest if m == s.model else m for m in parsed.models_mentioned]
+    s.model = parsed.model = nearest
+    size = f"{split_name(typed).sizes.total_b:g}B"  # the size typed: "the newest 32B of the family"
+    ctx.notes.append(
+        note("newer_version_sized_as", typed=typed.strip(), model=match_model(nearest).arch.name, size=size)
+    )
+
+
 def _family_sizes(ctx: PlanContext) -> None:
     """A family named with no size ("the code llama models", "千问要多少显存") is its common sizes, each sized."""
     from tools.model_match import default_tag_note, family_models, library_default, match_model, newer_version_of
 
     parsed, s = ctx.parsed, ctx.scenario
+    _newer_version_at_size(ctx)
     if s.model or s.params_b or not parsed.model_family or _closed_product(ctx):
         return
     # "Kimi K3", "DeepSeek V5": one model of a newer version than the registry knows, read as the family's newest

@@ -20,6 +20,7 @@ import unicodedata
 from typing import Any
 
 from assistant.language import detect_language
+from assistant.understanding.card_counts import _card_counts
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
 from assistant.understanding.dataset import _dataset
 from assistant.understanding.engine import _engine
@@ -140,6 +141,7 @@ def _parse(text: Any) -> ParsedQuery:
     st.names_masked = _names_masked(st)
     # Then words over the whole message.
     _workload_words(st)
+    _card_counts(st)  # "单卡、双卡、四卡 4090": each count asked side by side
     _engine(st)
     _training_options(st)
     _preferences(st)

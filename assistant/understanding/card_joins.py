@@ -113,3 +113,15 @@ def _joined(rx: re.Pattern[str], view: str, known: list[_GpuSpan]) -> bool:
     """Whether two different cards named one after the other are joined by `rx` ("+", "或者")."""
     pairs = itertools.pairwise(known)
     return any(a.value != b.value and rx.match(view[a.end : b.start]) for a, b in pairs)
+
+
+# "would a 4090 be worth it", "换 4090 值吗 / 值不值 / 划算吗": the user weighs the switch itself
+_WORTH = re.compile(r"\bworth\b|值吗|值得|值不值|划算", re.I)
+
+
+def owned_switch_weighed(view: str, owned: str | None, mentions: list[str]) -> bool:
+    """ "I have a 3060; would a 4090 be worth it for Qwen2.5-14B?": a card the user has and one other card, the
+    switch weighed for a model: what the owned card does now, what the other buys (x speed, memory) and its price
+    (compare with `owned`), not the other card's fit alone nor a buy-vs-rent bill."""
+    others = {g for g in mentions if g != owned}
+    return owned is not None and owned in mentions and len(others) == 1 and _WORTH.search(view) is not None

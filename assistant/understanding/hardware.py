@@ -156,9 +156,9 @@ def _never_sold(st: _State, core: str, hit: _GpuHit) -> _GpuHit:
 
 
 def _sized_elsewhere(view: str, start: int, end: int, gpu_id: str) -> str | None:
-    """The variant with the memory said before the name ("a single 16GB V100"), or a Mac's said after it."""
+    """The variant with the memory said before the name ("a single 16GB V100", "48GB 4090"), or a Mac's after it."""
     before = _MEMORY_BEFORE.search(view[max(0, start - 12) : start])
-    if before and (other := _variant_with_memory(gpu_id, float(before.group(1)))):
+    if before and (other := _variant_with_memory(gpu_id, g := float(before.group(1))) or _mod_with_memory(gpu_id, g)):
         return other
     return _apple_with_memory(gpu_id, memory_said_later(view, end))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assistant.understanding.card_joins import priced_out
+from assistant.understanding.card_joins import owned_switch_weighed, priced_out
 from assistant.understanding.focus import card_comparison
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.risk import _risk_intent
@@ -65,6 +65,7 @@ def _intents(st: _State) -> None:
         out.update(_default_intents(st, seen))
     card_comparison(st, pos, out, seen.n_gpus)  # named cards weighed for a job: the comparison answers
     _upgrade(st, pos, out, seen)
+    _owned_switch(st, out, seen)
     _mac_by_memory(st, out, seen)
     _cpu_machine(st, out, seen)
     _risk_intent(st, out, pos)  # an old, modified or multi-GPU card: its trap leads the answer
@@ -268,6 +269,22 @@ def _upgrade(st: _State, pos: dict[str, int], out: dict[str, int], seen: _Seen) 
     out["fit"] = out.pop("compare")
     out.setdefault("recommend", out["fit"] + 1)  # then what to buy for that model, when the card does not hold it
     q.gpu, q.num_gpus = q.upgrade_to, q.gpu_counts.get(q.upgrade_to)
+
+
+def _owned_switch(st: _State, out: dict[str, int], seen: _Seen) -> None:
+    """ "我有一张 3060，换 4090 跑 Qwen2.5-14B 值吗": the switch weighed for a model to run is a comparison with the
+    owned card (card_joins.owned_switch_weighed), not a bill ("worth it" is no rent question) or the new card alone."""
+    q = st.q
+    if not (seen.has_model and owned_switch_weighed(st.t.view, q.owned_gpu, q.gpu_mentions)):
+        return
+    if q.budget or q.monthly_budget or q.buy_or_rent or q.electricity_price or q.cloud_price_per_hour:
+        return
+    if q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified:
+        return
+    first = min(out.values(), default=0)
+    for other in ("cost", "fit", "recommend", "memory", "speed"):
+        out.pop(other, None)
+    out["compare"] = first
 
 
 def _mac_by_memory(st: _State, out: dict[str, int], seen: _Seen) -> None:

@@ -143,6 +143,7 @@ class ParsedQuery(BaseModel):
         default_factory=list, description="Bare sizes named, in order, one per size class ('14b 和 72b' -> [14, 72])"
     )
     size_range: list[float] | None = None  # "7B-14B", "7~14B": one machine for the top of it, the range named
+    capacity_counts: list[int] = Field(default_factory=list)  # "单卡、双卡、四卡": each count a machine to size
     min_vram_gib: float | None = Field(
         default=None, description="Memory floor of a catalog question: '≥48GB', '48G 以上', '48GB 的卡有哪些'"
     )

@@ -78,6 +78,8 @@ def _card_facts(run: Run) -> set[str]:
         out.add("pascal")
     if (gpu is not None and gpu.vendor == "apple") or run.flags & {"mac", "mps"}:
         out.add("apple")
+    if gpu is not None and gpu.unofficial:
+        out.add("modded_card")  # a memory mod: the memory the driver maps is the first thing to check on an OOM
     if gpu is not None and run.precision == "fp8" and not gpu.fp8_tflops:
         out.add("fp8_unsupported")  # no FP8 tensor cores (before Ada / Hopper): FP8 weights are converted or emulated
     return out
@@ -102,6 +104,10 @@ def fill_values(run: Run, gap: float | None) -> None:
         v.update(gpu=gpu.name, cc=gpu.compute_capability, bandwidth=gpu.bandwidth_gbs, capacity=gpu.vram_gib)
         v["architecture"] = gpu.architecture
         v["reserved"] = v["util"] * gpu.vram_gib
+        if gpu.unofficial:
+            from tools.card_risk import stock_of
+
+            v.update(stated=gpu.vram_gib, stock=stock_of(gpu).vram_gib)
     if req.other_gpu and "other_gpu" not in v:  # no model: no ceiling on it, but its name and bandwidth still count
         from tools.catalog import resolve_gpu
 
