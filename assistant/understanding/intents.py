@@ -74,7 +74,8 @@ def _intents(st: _State) -> None:
         out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
     elif not out and not q.has_slots() and "help" in pos:
         out["help"] = pos["help"]
-    if q.is_followup and not _explicit_intent(pos):
+    whole = q.owns_hardware and q.gpu_mentions and (q.model or q.params_b)  # "我有块4060Ti，换成4090跑 X 值不值"
+    if q.is_followup and not _explicit_intent(pos) and not (whole and out):
         out = {}  # a bare follow-up ("那用两张卡呢"): the planner keeps the previous turn's intents
     q.intents = sorted(out, key=lambda k: out[k])
 
