@@ -80,7 +80,10 @@ def vram(
 ) -> None:
     """Estimate GPU memory for inference, full fine-tuning, LoRA or QLoRA."""
     from assistant import render
+    from tools.boards import expand_gpu
     from tools.vram import VramRequest, estimate_vram
+
+    gpu, gpus = expand_gpu("estimate_vram", gpu, gpus)  # a K80 is sized as its two 12 GB GPUs (tools/boards.py)
 
     def build() -> BaseModel:
         return estimate_vram(
@@ -132,7 +135,10 @@ def speed(
 ) -> None:
     """Estimate decode/prefill tokens/s, time to first token, or training throughput."""
     from assistant import render
+    from tools.boards import expand_gpu
     from tools.speed import SpeedRequest, estimate_speed
+
+    gpu, gpus = expand_gpu("estimate_speed", gpu, gpus)  # a K80 is sized as its two 12 GB GPUs (tools/boards.py)
 
     def build() -> BaseModel:
         return estimate_speed(
@@ -349,7 +355,10 @@ def fit(
 ) -> None:
     """What fits: best precision, longest context and most concurrent sequences on given GPUs."""
     from assistant import render
+    from tools.boards import expand_gpu
     from tools.fit import FitRequest, fit_on_gpu
+
+    gpu, gpus = expand_gpu("fit_on_gpu", gpu, gpus)  # a K80 is sized as its two 12 GB GPUs (tools/boards.py)
 
     def build() -> BaseModel:
         return fit_on_gpu(
@@ -443,7 +452,10 @@ def capacity(
 ) -> None:
     """The biggest model given GPUs run or fine-tune: per way (16/8/4-bit, full/LoRA/QLoRA), with real models."""
     from assistant import render
+    from tools.boards import expand_gpu
     from tools.capacity import CapacityRequest, largest_model
+
+    gpu, gpus = expand_gpu("largest_model", gpu, gpus)  # a K80 is sized as its two 12 GB GPUs (tools/boards.py)
 
     def build() -> BaseModel:
         return largest_model(

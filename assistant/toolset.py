@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from assistant.errors import describe_error
 from knowledge.passage import SearchResult
+from tools.boards import expand_board
 from tools.errors import AdvisorError
 
 log = logging.getLogger(__name__)
@@ -331,6 +332,8 @@ def run_tool(spec: ToolSpec, args: dict[str, Any]) -> ToolOutcome:
     """Validate args with the request model and run the tool; errors become messages, never tracebacks."""
     start = time.perf_counter()
     try:
+        # A multi-GPU board (Tesla K80: 2 x 12 GB) is sized as the GPUs software sees, never as one card of its total
+        args = expand_board(spec.name, args, set(spec.request.model_fields))
         req = spec.request(**args)
         result = spec.run(req).model_dump(mode="json")
         _check_finite(result)

@@ -179,7 +179,9 @@ class _Card:
 def assess_card(req: CardRiskRequest) -> CardRiskResult:
     """The verdict for the job on the cards, the facts behind it, what to do instead, better buys."""
     cards = [_card(name, req.stated_vram_gib if i == 0 else None, req.job) for i, name in enumerate(req.gpus)]
-    lead_card = next((c for c in cards if c.risk != "none"), cards[0])
+    # a card nothing current runs on leads ("why are T4, K80, V100 not supported?": the K80, Kepler, is the answer)
+    dead = [c for c in cards if c.risk in ("unsupported", "rocm_dropped")]
+    lead_card = dead[0] if dead else next((c for c in cards if c.risk != "none"), cards[0])
     group = [c for c in cards if c.risk == lead_card.risk and _same_gen(c, lead_card)]
     sources: list[str] = []
     facts: list[Note] = []

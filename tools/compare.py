@@ -44,6 +44,7 @@ _SHORT_CONTEXT = 4096  # one person's chat fits a shorter context before it take
 _PROMPT_GAP = 3.0  # prompt processing this many times faster or slower is a difference a user feels
 _TRAINING_GAP = 1.3  # another card this much faster at dense BF16 changes the advice for someone who fine-tunes
 _MARGIN = 0.02  # a price or cost this close to another's is no difference worth a reason
+_ROOM_TO_GROW = 1.25  # cards with no job weighed on memory when one holds this much more (8 vs 12 GB, 12 vs 16)
 
 
 class CompareRequest(BaseModel):
@@ -679,6 +680,8 @@ def _weigh(rows: list[CompareRow], axis: Axis, focus: Focus) -> None:
             r.weighed = r.compute_tflops
         elif axis == "cards" and focus == "serving":
             r.weighed = r.bandwidth_gbs * (r.count or 1)
+        elif axis == "cards" and focus == "memory":
+            r.weighed = r.vram_gib * (r.count or 1)
         elif axis == "gpus" and focus == "prefill" and r.prefill_tokens_per_s:
             r.weighed = r.prefill_tokens_per_s
 
@@ -846,7 +849,7 @@ def _superlatives(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     out: list[Note] = []
     best_other = max(others, key=lambda r: _speed_of(r, axis) or 0)
     ahead = _pct(_speed_of(p, axis), _speed_of(best_other, axis))
-    if ahead is not None and ahead >= 5:
+    if ahead is not None and ahead >= 5 and job.focus != "memory":  # memory weighed: cmp_cards_most_memory says it
         key = "cmp_cards_fastest" if axis == "cards" else ("cmp_fastest_times" if ahead >= 100 else "cmp_fastest")
         if axis == "cards" and job.focus in ("training", "prefill"):
             key = "cmp_cards_fastest_compute"
@@ -1041,7 +1044,7 @@ def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Bas
     out.append(_cost_diff(job, r, p, basis))
     if r.over_budget_by:
         out.append(note("over_budget", amount=r.over_budget_by, currency=job.req.currency))
-    ratio = _pct(_speed_of(r, axis), _speed_of(p, axis))
+    ratio = _speed_gap(job, r, p, axis)
     if ratio is not None and ratio >= 100:
         out.append(note("cmp_times_faster", times=ratio / 100 + 1))
     elif ratio is not None and abs(ratio) >= 5:
@@ -1052,6 +1055,13 @@ def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Bas
     if r.ecc != p.ecc and axis in ("gpus", "cards"):
         out.append(note("cmp_has_ecc" if r.ecc else "cmp_no_ecc"))
     return [n for n in out if n][:_MAX_OTHER_NOTES]
+
+
+def _speed_gap(job: _Job, r: CompareRow, p: CompareRow, axis: Axis) -> float | None:
+    """How much faster (+%) or slower (-%) a row is than the pick; weighed on memory, still decode speed (bandwidth)."""
+    if job.focus == "memory":
+        return _pct(r.bandwidth_gbs, p.bandwidth_gbs)
+    return _pct(_speed_of(r, axis), _speed_of(p, axis))
 
 
 _SWITCH_GAIN = 1.25  # how much faster another card must be at the job's bottleneck to replace one the user has
@@ -1168,6 +1178,7 @@ def compare_gpus(req: CompareRequest) -> CompareResult:
         if axis == "gpus" and not (req.methods or req.precisions):
             job.fitted = _fitted(job, targets)
         rows = [_row(job, t, _Variant(m, p)) for t in targets for m in methods for p in precisions]
+    job.focus = _room_to_grow(job, rows, axis)
     _weigh(rows, axis, job.focus)
     basis = _basis(req, rows)
     w = req.workload
@@ -1203,11 +1214,17 @@ def _fitted(job: _Job, targets: list[_Target]) -> dict | None:
         ladder = [{}, {"mode": "qlora", "precision": None}]
     else:
         return None
+    fitting: list[int] = []
     for way in ladder:
-        if all(_fits_as_named(job, t, way) for t in targets):
+        fitting.append(sum(_fits_as_named(job, t, way) for t in targets))
+        if fitting[-1] == len(targets):
             if way:
                 job.notes.append(note("cmp_fitted_way", way=_way_name(way)))
             return way or None
+    if max(fitting) and fitting[0] == max(fitting):
+        # "一张3090还是两张3060 12G" for a 32B: the default format holds the 3090 as named and the 3060s fall just
+        # short; a cheaper format that fits neither would only change the user's counts (2x 3090 vs 4x 3060)
+        return None
     cheapest = ladder[-1]  # nothing fits them all as named: the cheapest way needs the fewest cards
     job.notes.append(note("cmp_fitted_way_none", way=_way_name(cheapest)))
     return cheapest
@@ -1237,6 +1254,20 @@ def _focus(req: CompareRequest) -> Focus:
     if req.workload is not None and req.workload.mode != "inference":
         return "training"
     return "decode"
+
+
+def _room_to_grow(job: _Job, rows: list[CompareRow], axis: Axis) -> Focus:
+    """Cards weighed with no job to size ("3060 Ti 8G 还是 3060 12G", "4060 Ti 16GB or 4070 12GB for AI?"): with no
+    stated job there is no tokens/s to buy, so value is memory per money, room to grow (advice.md §4, 5), as long as
+    the memory differs enough to change what the cards run; speed asked for, a bottleneck named, or memory alike
+    (3090 vs 4090) keep the verdict on bandwidth."""
+    req = job.req
+    if axis != "cards" or req.focus or job.focus != "decode" or req.preference == "fastest" or req.also_trains:
+        return job.focus
+    memory = [r.vram_gib * (r.count or 1) for r in rows if r.error is None]
+    if len(memory) < 2 or max(memory) < min(memory) * _ROOM_TO_GROW:
+        return job.focus
+    return "memory"
 
 
 def _same_count(job: _Job, targets: list[_Target]) -> None:

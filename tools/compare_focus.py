@@ -15,7 +15,7 @@ from tools.notes import Note, note
 if TYPE_CHECKING:
     from tools.compare import CompareRow
 
-Focus = Literal["decode", "prefill", "training", "serving"]
+Focus = Literal["decode", "prefill", "training", "serving", "memory"]
 _TIE = 1.1  # options within 10% of each other on the bottleneck are "about the same"
 _ROOM = 1.3  # one option trains models this much bigger: memory is worth saying in the lead
 
@@ -37,6 +37,8 @@ def _value(r: CompareRow, focus: Focus, cards: bool, per_card: bool) -> float | 
         return r.prefill_tokens_per_s
     if focus == "serving":
         return r.bandwidth_gbs * (r.count or 1) if cards else r.tokens_per_s
+    if focus == "memory":
+        return r.vram_gib * (r.count or 1) / n
     return r.bandwidth_gbs if cards else r.tokens_per_s_per_user
 
 
@@ -82,6 +84,8 @@ def _kind(focus: Focus, cards: bool) -> str:
         return "prefill_tps"
     if focus == "serving":
         return "serving_gbs" if cards else "serving_tps"
+    if focus == "memory":
+        return "memory_gib"
     return "decode_gbs" if cards else "decode_tps"
 
 

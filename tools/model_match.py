@@ -591,6 +591,20 @@ def in_series_of(model_id: str, anchors: list[str]) -> str | None:
     return None
 
 
+def in_named_series(model_id: str, name: str) -> str | None:
+    """The model of the series a sizeless name spells ("llama2") with `model_id`'s size: "When I load llama2 ...
+    Loading llama-70B" is Llama-2-70B, not the newest Llama 70B the loose "llama-70B" alone reads as."""
+    arch = registry().get(model_id)
+    key = (series_in_name(name) or "").removeprefix("series:")
+    rows = _series().get(key) if arch and key and key != _key(arch.series or "") else None
+    if not rows or any(a.family != arch.family for a in rows):
+        return None
+    size = arch.official_params_b or arch.params / 1e9
+    near = [a for a in rows if bool(a.moe) == bool(arch.moe)]
+    near = [a for a in near if abs((a.official_params_b or a.params / 1e9) - size) <= 0.12 * size]
+    return min(near, key=lambda a: abs((a.official_params_b or a.params / 1e9) - size)).id if near else None
+
+
 def family_models(family: str, limit: int = 4) -> list[str]:
     """The models a family name stands for when no size is given ("the code llama models", "千问"): from the
     newest generation that comes in at least two of the common sizes (7B, 14B, 32B, 70B), leaving out vision,
@@ -618,6 +632,13 @@ def family_models(family: str, limit: int = 4) -> list[str]:
     if not best and rows:  # a series of giant MoE models only (DeepSeek-V3 / R1): its newest, as published
         best = sorted(rows, key=lambda a: a.released or "", reverse=True)[:1]
     return [a.id for a in best][:limit]
+
+
+def series_flagship(family: str) -> str | None:
+    """The largest model of one series named with no size ("Qwen3-VL": Qwen3-VL-235B-A22B), the one a team asking
+    what hardware the series needs may mean; None for a family word that spans generations ("qwen")."""
+    rows = _series().get(_key(family.removeprefix("series:"))) or []
+    return max(rows, key=lambda a: a.params).id if len(rows) >= 2 else None
 
 
 def newer_version_of(name: str, family: str) -> str | None:

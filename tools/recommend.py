@@ -817,6 +817,9 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
         out.append(note("max_cards", count=req.max_gpus))
     if p.deployment == "cloud":
         out.append(note("rent_at_hours", hourly=p.hourly, monthly=p.monthly, hours=ctx.hours, currency=p.currency))
+        if req.shared_by and req.shared_by > 1:  # people who split the rent: each one's month
+            each = round(p.monthly / req.shared_by, 2)
+            out.append(note("rent_split_each", people=req.shared_by, each=each, currency=p.currency))
     gpu = catalog().get(p.gpu_id)
     if not lead:
         return out

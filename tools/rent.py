@@ -25,6 +25,7 @@ from tools.sizing import usable_gib
 
 _COUNTS = (1, 2, 4, 8)  # GPUs per instance people rent
 _PER_PROVIDER = 2  # offers per provider in one list (a secure and a community tier, not five regions)
+_MONTH_HOURS = 730  # a month kept up 24/7, what a shared server's month costs
 
 
 class LocalText(BaseModel):
@@ -105,6 +106,9 @@ class RentRequest(BaseModel):
         default=None, gt=0, le=1e5, description="Your own price per GPU-hour in `currency` (a quote): listed first"
     )
     limit: int = Field(default=5, ge=1, le=20, description="How many offers to list")
+    shared_by: int | None = Field(
+        default=None, ge=2, le=10_000, description="People sharing one instance: each offer states each one's month"
+    )
     prices_file: str | None = Field(default=None, description="Your own prices.yaml to override the bundled one")
     cny_per_usd: float | None = Field(default=None, gt=0, le=100, description="Exchange rate override")
 
@@ -133,6 +137,9 @@ class RentOffer(BaseModel):
     listed_price: float = Field(description="Per GPU-hour as the provider lists it")
     listed_currency: Currency
     job_cost: float | None = Field(default=None, description="price_per_hour x hours, when hours were given")
+    month_each: float | None = Field(
+        default=None, description="Kept up all month (730 h), each one's share when shared_by people split it"
+    )
     date: str
     source: str
     confidence: Literal["high", "medium", "low"]
@@ -358,6 +365,7 @@ def _offer(
         listed_price=listed,
         listed_currency=row.currency,
         job_cost=round(per_gpu * count * req.hours, 2) if req.hours else None,
+        month_each=round(per_gpu * count * _MONTH_HOURS / req.shared_by, 2) if req.shared_by else None,
         date=str(row.date),
         source=row.source,
         confidence=row.confidence,

@@ -93,6 +93,7 @@ class SpeedResult(BaseModel):
     ttft_s: float | None = Field(description="Time to first token for one prompt of context_tokens")
     training_tokens_per_s: float | None = None
     time_to_train_hours: float | None = None
+    time_to_train_days: float | None = Field(default=None, description="The same time in days, for a long run")
     gpu_hours_to_train: float | None = Field(
         default=None, description="Wall-clock hours times the GPUs: what a run is priced and compared by"
     )
@@ -417,6 +418,7 @@ def _training(
         training_tokens_per_s=round(tps, 1),
         time_to_train_hours=round(hours, 2) if hours else None,
         gpu_hours_to_train=round(hours * n, 1) if hours else None,
+        time_to_train_days=round(hours / 24, 1) if hours else None,
         tokens_to_train=tokens,
         bound=bound,
     )

@@ -31,6 +31,7 @@ from assistant.capabilities.memory import Memory
 from assistant.capabilities.memory_formats import MemoryFormats
 from assistant.capabilities.methods_lead import MethodsLead
 from assistant.capabilities.offload import Offload
+from assistant.capabilities.pooled import PooledCards
 from assistant.capabilities.ram import Ram
 from assistant.capabilities.recommend import Recommend
 from assistant.capabilities.rent import Rent
@@ -64,6 +65,7 @@ REGISTRY: tuple[Capability, ...] = (
     FitOption(),  # the other hardware options of a fit question, after the first
     Training(),  # after memory / fit / speed: a fine-tune's other methods, and why a run that fits still OOMs
     TrainingLead(),  # a memory figure the user quotes for a fine-tune, confirmed or corrected first
+    PooledCards(),  # several cards named by their memory for a training job: does their memory add up, first
     MethodsLead(),  # a fine-tune with no method named: each method's verdict first
     TrainingTime(),  # "how long" with no card named: the hours on the card the job needs
     Capacity(),

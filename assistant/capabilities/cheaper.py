@@ -14,6 +14,8 @@ it has no intent keywords, and its estimates are examples that never change the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from assistant.capabilities.base import Capability, Outcome, Plan, ToolCall, Turn
 from assistant.capabilities.capacity import capacity_lines
 from assistant.capabilities.memory import first_vram, stated_hardware, way_label
@@ -22,10 +24,12 @@ from assistant.capabilities.workload import offload_args, vram_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.boards import sized_gpu
 from tools.capacity import CapacityResult
 from tools.catalog import catalog
 from tools.errors import AdvisorError
 from tools.offload import OffloadResult
+from tools.precision import resolve_precision
 from tools.vram import VramRequest, VramResult, estimate_vram
 
 _SHORTEST_SEQUENCE = 1024
@@ -36,6 +40,8 @@ _BIG_CARD = "a100-80gb-pcie"  # the widely rented 80 GB card a too-big job moves
 # a sharded full fine-tune within this of the cards fits with 8-bit AdamW: 16 -> 6 bytes per parameter of model
 # states (tools/vram.py optimizers), less the activations and overhead that do not shrink
 _EIGHT_BIT_REACH = 2.4
+# the llama.cpp levels people step down through ("Q6 does not fit: Q5? Q4?"), best first
+_GGUF_LADDER = ["q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"]
 
 
 def _ladder(s: Scenario, first: VramResult, shorten: bool) -> list[Scenario]:
@@ -170,6 +176,26 @@ def _estimate(s: Scenario) -> VramResult | None:
 def _fits(s: Scenario) -> bool:
     r = _estimate(s)
     return r is not None and r.fit is not None and r.fit.fits
+
+
+def _offload_within_ram(args: dict[str, Any]) -> dict[str, Any] | None:
+    """ "两张3090、251G内存跑量化满血 R1": the 4-bit GGUF split needs more RAM than the machine has (~339 of 251 GiB);
+    the first lower llama.cpp level whose split fits the RAM stated (Q2_K: ~188 GiB), or None."""
+    from tools.offload import OffloadRequest, estimate_offload
+
+    if not args.get("ram_gib"):
+        return None
+    try:
+        if estimate_offload(OffloadRequest(**args)).fits_in_ram is not False:
+            return None
+        bits = resolve_precision(args["precision"]).bits
+        for precision in ("q3_k_m", "q2_k"):
+            lower = {**args, "precision": precision}
+            if resolve_precision(precision).bits < bits and estimate_offload(OffloadRequest(**lower)).fits_in_ram:
+                return lower
+    except (AdvisorError, ValueError):
+        return None
+    return None
 
 
 def _offload_format(precision: str) -> str:
@@ -329,11 +355,20 @@ def capacity_way(s: Scenario, capacity_gib: float) -> Scenario | None:
         return None
     ladder = [p for p in PRECISION_LADDER if p != "fp8"]
     start = ladder.index(first.precision) + 1 if first.precision in ladder else 1
+    asked = resolve_precision(first.precision)
+    if asked.kind == "gguf":  # a GGUF level named ("with Q6"): the levels below it
+        ladder, start = [p for p in _GGUF_LADDER if resolve_precision(p).bits < asked.bits], 0
     for precision in ladder[start:]:
         way = s.model_copy(update={"precision": precision})
         r = _estimate(way)
         if r is not None and capacity_fits(r, capacity_gib):  # the format decides the engine (GGUF: llama.cpp)
             return way
+        if s.context_tokens is None and resolve_precision(precision).bits >= 4:
+            # no context stated: 4 bits at a 2k context before 3 bits at 4k ("llama 8B on a 6 GB laptop": Q4 at 2k)
+            short = way.model_copy(update={"context_tokens": _SHORT_CONTEXT // 2})
+            r = _estimate(short)
+            if r is not None and capacity_fits(r, capacity_gib):
+                return short
     return None
 
 
@@ -346,7 +381,8 @@ class CheaperWay(Capability):
         first = first_vram(outcomes)
         if first is None or first.fit is None or first.fit.fits:
             return []
-        s = plan.scenario.model_copy(update={"num_gpus": first.fit.num_gpus})
+        gpu = sized_gpu(plan.scenario.gpu, first.fit.gpu_id)  # a multi-GPU board's count is of its GPUs
+        s = plan.scenario.model_copy(update={"num_gpus": first.fit.num_gpus, "gpu": gpu})
         shorten = plan.scenario.context_tokens is None  # a context the user stated is theirs
         if first.mode == "inference":  # the precision and context the first estimate used (a default may be one)
             s = s.model_copy(update={"precision": first.precision, "context_tokens": first.context_tokens})
@@ -367,6 +403,9 @@ class CheaperWay(Capability):
         if first.mode == "inference" and not asked and not unified:  # the user's cards plus RAM: llama.cpp offload
             offload = offload_args(s, precision=_offload_format(first.precision))
             calls.append(ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=offload, owner=self.intent))
+            lower = _offload_within_ram(offload)
+            if lower is not None:  # the 4-bit split needs more RAM than the machine has: the level that fits it
+                calls.append(ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=lower, owner=self.intent))
             if offload.get("strategy") == "layers" and _is_moe(s):  # Ollama: layers only; llama.cpp / ktransformers
                 experts = {**offload, "strategy": "experts"}  # keep the experts in RAM and run faster
                 calls.append(ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=experts, owner=self.intent))

@@ -80,6 +80,11 @@ def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
     _run_time_args(args, s, q)
     _mixed_args(args, q)
     _log_args(args, q)
+    spec = catalog().get(gpu) if gpu else None
+    if spec is not None and spec.form_factor == "soc":
+        # a Mac's memory is the GPU's: a CPU platform named beside it ("Xeon 6 似乎速度更快") is another machine the
+        # user weighs, not host RAM this one offloads to
+        return args
     for arg, value in (("ram_gib", s.ram_gib), ("memory", s.ram_type), ("machine", s.machine)):
         if value:
             args[arg] = value
@@ -366,7 +371,9 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
         if "one_gpu_loaded" in ids and r.memory_one_gpu_gib:
             # the weights in all, when known: what the user's own sum ("the model is 18G") is set against
             key, more = (
-                ("diag_lead_oom_one_gpu_weights", {"weights": weights}) if weights else ("diag_lead_oom_one_gpu", {})
+                ("diag_lead_oom_one_gpu_weights", {"weights": weights})
+                if weights and r.gpu  # a card said only by its size ("两张8g的卡"): no name to put in the sentence
+                else ("diag_lead_oom_one_gpu", {})
             )
             w.say(key, n=r.num_gpus, one=r.memory_one_gpu_gib, gpu=r.gpu, **more, **need)
             return {"one_gpu_loaded"}
@@ -471,6 +478,8 @@ def _speed_verdict(w: Writer, r: DiagnoseResult) -> None:
         w.say("diag_lead_far_below", gap=r.gap or 0, reason=_reason(w, r), measured=measured)
     elif r.verdict == "below":
         w.say("diag_lead_below", measured=measured, gap=r.gap or 0, target=target, reason=_reason(w, r))
+    elif r.ceiling_source == "offload" and not r.gpu:  # no GPU: RAM bandwidth, not the cores, sets the speed
+        w.say("diag_lead_not_measured_cpu_only", reason=_reason(w, r))
     elif r.ceiling_source == "offload":
         w.say("diag_lead_not_measured_offload", reason=_reason(w, r))
     elif r.fits and r.memory_per_gpu_gib and r.usable_gib_per_gpu:
@@ -492,6 +501,21 @@ def _lead_vllm(w: Writer, r: DiagnoseResult) -> None:
         w.say("diag_lead_vllm_expected_plain", util=params["util"])
 
 
+def _no_cause_key(r: DiagnoseResult) -> str:
+    """What to say when no cause applies: what to check, for the kind of run it is."""
+    training = r.mode == "training"
+    if r.ceiling_source == "offload" and not r.gpu and not training:
+        return "diag_no_cause_cpu_only"  # "CPU 吃不满": the cores wait on RAM; what makes a CPU run faster
+    key = "diag_no_cause_training" if training else "diag_no_cause"
+    if training and r.implied_tokens:
+        key = "diag_no_cause_training_hours"  # no data size: no gap known, what would make one
+    if r.symptom == "oom" and r.model is None:
+        key = "diag_no_cause_oom"  # no model to size: what an out-of-memory is made of, and what to lower
+    elif not (r.measured_tokens_per_s or r.implied_tokens):
+        key = "diag_no_cause_unmeasured"
+    return key
+
+
 def diagnose_lines(
     w: Writer, r: DiagnoseResult, memory: VramResult | None = None, others: list[VramResult] | None = None
 ) -> None:
@@ -505,15 +529,7 @@ def diagnose_lines(
         ]
         w.add("\n".join(lines))
     elif r.verdict not in ("at_ceiling", "above"):  # at the ceiling there is no gap to explain
-        training = r.mode == "training"
-        key = "diag_no_cause_training" if training else "diag_no_cause"
-        if training and r.implied_tokens:
-            key = "diag_no_cause_training_hours"  # no data size: no gap known, what would make one
-        if r.symptom == "oom" and r.model is None:
-            key = "diag_no_cause_oom"  # no model to size: what an out-of-memory is made of, and what to lower
-        elif not (r.measured_tokens_per_s or r.implied_tokens):
-            key = "diag_no_cause_unmeasured"
-        w.say(key)
+        w.say(_no_cause_key(r))
     if memory is not None and r.symptom in ("oom", "memory_high"):
         memory_lines(w, memory, detail=False, lead=False)  # where the memory goes: weights, KV cache, overhead
     if r.single_gpu_tokens_per_s and r.num_gpus > 1 and r.gpu and r.symptom != "multi_gpu_slower":

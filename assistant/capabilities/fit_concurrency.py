@@ -36,6 +36,17 @@ def concurrency_lead(w: Writer, turn: Turn) -> None:
         context=r.memory_at_answer.context_tokens,
         usable=r.usable_gib_per_gpu,
     )
+    users = turn.parsed.batch
+    if users and not one and r.max_concurrent_sequences and users > r.max_concurrent_sequences:
+        copies = -(-users // r.max_concurrent_sequences)  # "100 concurrent: how many GPUs?": the part after the number
+        w.say(
+            "fit_concurrency_replicas",
+            users=users,
+            copies=copies,
+            total=copies * r.num_gpus,
+            gpu=r.gpu,
+            max_seq=r.max_concurrent_sequences,
+        )
     if resolve_precision(r.best_precision).bits > 4.5:
         w.say("fit_concurrency_levers")  # 8- or 16-bit weights: quantizing frees room for more
     elif one:

@@ -35,7 +35,10 @@ def is_job_question(ctx: PlanContext) -> bool:
     training = (s.mode or "inference") != "inference"
     # a price, a run to price, or a pretraining run (its cost is the question: "what does training a 1B model cost?")
     job = s.cloud_price or parsed.asks_time or s.dataset_tokens or s.dataset_samples or parsed.pretrain
-    return training and ctx.has_model and bool(job) and parsed.buy_or_rent != "compare"
+    # "how much would it cost to fine-tune Llama-2-7B on an A100?": the price of the run itself is asked (no budget
+    # to spend, nothing to buy), so the run is priced (for the assumed tokens, stated)
+    asks_price = "cost" in parsed.intents and parsed.budget is None and parsed.buy_or_rent in (None, "rent")
+    return training and ctx.has_model and bool(job or asks_price) and parsed.buy_or_rent != "compare"
 
 
 def plan_job(ctx: PlanContext, owner: str, names: list[str]) -> None:

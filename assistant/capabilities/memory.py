@@ -174,8 +174,11 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
         if capacity and r.fit is None and i not in turn.shown and capacity_fits(r, capacity):
             turn.shown.add(i)
             engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
+            asked = turn.parsed.precision
+            named = asked is not None and asked != r.precision  # "with Q6?": no at Q6 first, then the level that fits
             w.say(
-                "capacity_way_fits",
+                "capacity_way_fits_named" if named else "capacity_way_fits",
+                asked=w.label("format", asked) if named else "",
                 model=r.model,
                 format=w.label("format", r.precision),
                 need=r.per_gpu_gib,
@@ -443,8 +446,8 @@ class Memory(Capability):
             from assistant.capabilities.memory_formats import plan_formats
 
             plan_formats(ctx)  # "how much VRAM": as published, at 8-bit and at 4-bit, each with its card, first
-        elif not s.precision:
-            _capacity_way(ctx)
+        elif not s.precision or resolve_precision(s.precision).kind == "gguf":
+            _capacity_way(ctx)  # "a 14B in a 12GB GPU with Q6?": a named GGUF level too gets the level that fits
         if ctx.parsed.asks_minimum and (s.mode or "inference") == "inference" and not s.precision:
             # "the minimum hardware": what the 4-bit build needs, next to the model as published
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s.model_copy(update={"precision": "q4_k_m"})))
@@ -469,7 +472,11 @@ class Memory(Capability):
         for k, results in enumerate(groups):
             last = k == len(groups) - 1  # the assumptions once, after the last part
             if not hardware_lines(w, turn, results, detail=last):
-                sized_lines(w, results, turn.parsed.stated_capacity_gib, detail=last)
+                from assistant.capabilities.pooled import pooled_lead_said
+
+                # several cards of a size: their verdict (pooled.py) replaces the one-card sentence
+                capacity = None if pooled_lead_said(turn) else turn.parsed.stated_capacity_gib
+                sized_lines(w, results, capacity, detail=last)
             card_lines(w, turn, results[0])
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:

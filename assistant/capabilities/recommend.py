@@ -70,7 +70,9 @@ def _shared_by(ctx: PlanContext, assumed: bool) -> dict[str, int]:
     """A team's budget with no one job named ("实验室 5 个人共用，预算 5 万", "our lab of 6 has $15k"), or a team's
     fine-tune for its N people: one shared machine for the group, not one person's card. A team that names one
     job ("小团队预算 5 万 LoRA 微调 14B") buys the machine for that job; a service's users are already its load."""
-    s = ctx.scenario
+    s, parsed = ctx.scenario, ctx.parsed
+    if parsed.shared and (parsed.batch or parsed.users):  # "10人合伙租一台": the rent split between them
+        return {"shared_by": parsed.batch or parsed.users}
     if s.persona != "team" or s.budget is None:
         return {}
     if s.shared_by:  # "如果预算 8 万呢": the same group's machine

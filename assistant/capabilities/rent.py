@@ -17,6 +17,9 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.cost import verdict as tco_verdict
 from assistant.capabilities.job_cost import PRETRAIN_CARDS, is_job_question, job_calls, job_lines, job_speeds, plan_job
 from assistant.capabilities.keep_local import keep_local_lead, owned_card, plan_owned
+from assistant.capabilities.rent_free import free_lead, plan_free
+from assistant.capabilities.rent_quote import quote_text, quoted_provider
+from assistant.capabilities.rent_share import share_text, sharers, speed_call
 from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
@@ -84,8 +87,10 @@ def _tco_args(s: Scenario, gid: str, count: int, currency: str) -> dict[str, Any
 def _base_args(s: Scenario) -> dict[str, Any]:
     """The currency, and a service's hours: kept up all month, the offers carry their monthly cost."""
     args: dict[str, Any] = {"currency": s.currency or "USD"}
-    if s.serving or s.requests_per_day or (s.utilization or 0) >= 1:
+    if s.serving or s.requests_per_day or (s.utilization or 0) >= 1 or s.shared_by:
         args["hours"] = _MONTH_HOURS
+    if s.shared_by and s.shared_by > 1:
+        args["shared_by"] = s.shared_by  # people who split it: each one's month
     return args
 
 
@@ -99,8 +104,12 @@ class Rent(Capability):
 
     def plan(self, ctx: PlanContext) -> None:
         s, parsed = ctx.scenario, ctx.parsed
+        sharers(ctx)  # "10人合伙": the month split between them
         named = next((p for p in parsed.rent_providers if provider_facts()[p].kind != "free_tier"), None)
-        s.rent_provider = named or s.rent_provider
+        # "GCP gives it for $4/hr, which provider is best?": the quoted provider is what to beat, not the filter
+        # ("cheaper than AWS, GCP, Azure", "除了阿里云"): the providers named are a reference too
+        elsewhere = quoted_provider(ctx) or parsed.rent_ask == "elsewhere"
+        s.rent_provider = None if elsewhere else (named or s.rent_provider)
         if parsed.hosted_all_month and s.utilization is None:
             s.utilization = 1.0  # "the monthly cost to host it": a service is up every hour of the month
         base, provider = _base_args(s), s.rent_provider
@@ -123,6 +132,9 @@ class Rent(Capability):
                 self._add(ctx, base | {"gpu": gid, "num_gpus": count}, provider)
                 if has_purchase_price(gid, base["currency"]) and not provider:
                     self._tco(ctx, gid, count)
+            speed = speed_call(s, names[0], parsed.gpu_counts.get(names[0]) or s.num_gpus or 1, None, self.intent)
+            if speed is not None and ctx.has_model:  # "租 4 张 3090 给 10 个人同时用": each one's speed
+                ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed.args)
             return
         ctx.second_round.append(self.intent)
         if ctx.has_model:
@@ -140,6 +152,7 @@ class Rent(Capability):
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **job)
             return
         self._add(ctx, base | {"need_gib": _FIRST_CARD_GIB}, provider)  # then: when owning that card pays
+        plan_free(ctx, self.intent, base["currency"])  # "有没有免费的GPU": the free tiers' card, for their list
 
     def _add(self, ctx: PlanContext, args: dict[str, Any], provider: str | None) -> None:
         if provider:
@@ -185,6 +198,9 @@ class Rent(Capability):
         # the card that leads (rent_providers is a pure function: ask it now) may be one people buy: from how
         # many hours a month owning it pays
         first = next(iter(rent_providers(RentRequest(**args)).offers), None)
+        speed = speed_call(s, first.gpu_id, first.num_gpus, vram, self.intent) if first is not None else None
+        if speed is not None:
+            calls.append(speed)  # several people at once on it: each one's speed
         # a purchase answered by the recommendation weighs buying and renting itself: a second verdict on another
         # card ("buying 4 x 3090 pays above 265 hours") would tell another story beside its pick
         recommended = any(c.name == ToolName.RECOMMEND_GPUS for c in plan.calls)
@@ -218,7 +234,7 @@ class Rent(Capability):
         owned = owned_card(turn.parsed)
         if owned:
             keep_local_lead(w, turn, owned)
-        results = turn.own(self.intent, RentResult)
+        results = free_lead(w, turn, turn.own(self.intent, RentResult))  # free tiers first when asked for
         filtered = [r for r in results if r.provider]
         everywhere = [r for r in results if not r.provider]
         tcos = turn.own(self.intent, TcoResult)
@@ -228,8 +244,10 @@ class Rent(Capability):
         job = sized.mode if sized is not None and sized.mode != "inference" else None
         # "buy or rent?" with no hours said (and not "now and then"): the hours decide, so the threshold leads
         weighs = parsed.buy_or_rent == "compare" and not hours_stated and not parsed.occasional_use
-        for r in filtered or everywhere:
-            rent_lines(w, r, tcos, hours_stated, weighs, job)
+        for i, r in enumerate(filtered or everywhere):
+            extra = [share_text(w, turn, self.intent, r), quote_text(w, turn, r)] if i == 0 else []
+            share = ("" if w.lang == "zh" else " ").join(x for x in extra if x)
+            rent_lines(w, r, tcos, hours_stated, weighs, job, share)
         if filtered and everywhere:
             _elsewhere(w, everywhere[0], filtered[0])
         lead = (filtered or everywhere or [None])[0]
@@ -297,6 +315,7 @@ def rent_lines(
     hours_stated: bool = False,
     weighs: bool = False,
     job: str | None = None,
+    share: str = "",
 ) -> None:
     """The cheapest offer leads (with its date and, for a card people buy, the hours from which owning pays),
     then the next few, interruptible capacity and free tiers. `weighs`: buying is weighed against renting with no
@@ -325,9 +344,10 @@ def rent_lines(
         w.say("rent_lead_need", need=r.need_gib, **fields)
     else:
         w.say("rent_lead_first_card", **fields)
+    if share:
+        w.add(share)  # each one's speed and month when several use it: what a group decides on
     lines = [w.t("rent_offer_line", **_fields(w, o, r)) for o in offers[1:_SHOWN]]
-    if r.spot:
-        lines.append(w.t("rent_spot_line", **_fields(w, r.spot, r)))
+    lines += [w.t("rent_spot_line", **_fields(w, spot, r)) for spot in [r.spot] if spot]
     lines += [
         w.t("rent_free_line", name=f.name, gpus=", ".join(f.gpus), limits=f.limits.get(w.lang) if f.limits else "")
         for f in r.free_tiers

@@ -17,6 +17,7 @@ from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from assistant.understanding.query import ParsedQuery
 from assistant.understanding.risk import architecture_asked, risk_job, risky_gpus, stated_vram
 from tools.card_risk import CardRiskResult
 from tools.catalog import catalog
@@ -28,10 +29,26 @@ _LLAMA_CPP_BELOW = 7.0  # compute capability under which vLLM-class engines do n
 
 def _gpus(ctx: PlanContext) -> list[str]:
     """The cards to assess: the risky ones the message names, else the conversation's card (a follow-up)."""
-    named = risky_gpus(ctx.parsed)
+    p = ctx.parsed
+    named = risky_gpus(p)
+    if named and _reference_only(p, named):
+        return []
     if named:
         return named
     return [ctx.scenario.gpu] if ctx.scenario.gpu else []
+
+
+def _reference_only(p: ParsedQuery, named: list[str]) -> bool:
+    """The risky cards are named only as a reference beside the user's own counted cards ("V100 不支持
+    FlashAttention2 ... 我现有 2 张 4090"): the question is about the 4090s, so no card verdict leads on the V100."""
+    main = p.gpu
+    return bool(
+        main
+        and main not in named
+        and p.owns_hardware
+        and p.gpu_counts.get(main)
+        and not any(p.gpu_counts.get(g) for g in named)
+    )
 
 
 def _args(ctx: PlanContext, gpus: list[str]) -> dict[str, Any]:
@@ -97,6 +114,11 @@ class Risk(Capability):
         gpus = _gpus(ctx)
         if not gpus:
             ctx.intents = [i for i in ctx.intents if i != self.intent]
+            if not ctx.intents and ctx.has_model and ctx.scenario.gpu:
+                # "P40 太老了不考虑。现在我这有 2 张 3090，能 LoRA 微调 14b 吗": the old card is only mentioned;
+                # whether the user's own cards run the job is the question
+                ctx.intents.append("fit")
+                ctx.delegate("fit")
             return
         args = _args(ctx, gpus)
         s = ctx.scenario
@@ -151,7 +173,12 @@ def risk_lines(w: Writer, r: CardRiskResult) -> None:
     if r.lead is None:
         return
     w.add(r.lead.render(w.lang))
-    w.bullets("risk_facts_head", render_all(r.facts, w.lang), limit=_MAX_FACTS)
+    # a multi-GPU board (K80: 2 x 12 GB) sizes everything the owner asks next: it follows the verdict, not a list
+    board = [f for f in r.facts if f.code == "risk_fact_board"]
+    for f in board[:1]:
+        w.add(f.render(w.lang))
+    facts = [f for f in r.facts if f not in board[:1]]
+    w.bullets("risk_facts_head", render_all(facts, w.lang), limit=_MAX_FACTS)
     w.bullets("risk_instead_head", render_all(r.instead, w.lang), limit=3)
     head = "risk_alternatives_head_pricier" if r.alternatives_cost_more else "risk_alternatives_head"
     w.bullets(head, render_all(r.alternatives, w.lang), limit=3)

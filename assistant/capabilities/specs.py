@@ -15,6 +15,7 @@ from assistant.strings import Writer
 from assistant.strings import catalog as strings
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
+from assistant.understanding.card_size import far_too_big_for_card
 from tools.advice import reference_models
 from tools.gpu_search import GpuRow, GpuSpecsResult
 from tools.notes import money, note
@@ -178,7 +179,9 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
 
 def buying_used_for_model(p: ParsedQuery) -> bool:
     """Buying a named card second-hand to run a named model (not a card the user already owns)."""
-    return bool(p.used_market and p.gpu_mentions and (p.model or p.params_b) and not p.owns_hardware)
+    used = bool(p.used_market and p.gpu_mentions and (p.model or p.params_b) and not p.owns_hardware)
+    # a model several times the card's memory (DeepSeek-V3, one A800) is no purchase of that one card
+    return used and not far_too_big_for_card(p)
 
 
 def _run_fields(w: Writer, r: VramResult) -> dict[str, Any]:
@@ -205,7 +208,8 @@ def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult], rent_fir
         w.say("used_head_if_buying" if rent_first else "used_head", name=g.name, vram=g.vram_gib, price=price)
         if fit is not None and fit.fit is not None:
             key = "used_runs" if fit.fit.fits else "used_runs_not"
-            w.say(key, **_run_fields(w, fit), usable=fit.fit.usable_gib_per_gpu)
+            key += "_n" if fit.fit.fits and fit.num_gpus > 1 else ""  # "on 16 of them", never as if on one
+            w.say(key, **_run_fields(w, fit), usable=fit.fit.usable_gib_per_gpu, n=fit.num_gpus)
         for bigger in (r for r in tried if r is not fit and r.fit is not None and not r.fit.fits):
             w.say("used_runs_not", **_run_fields(w, bigger), usable=bigger.fit.usable_gib_per_gpu)
         w.add(note("used_card_checks").render(w.lang))

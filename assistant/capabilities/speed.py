@@ -19,7 +19,7 @@ from tools.vram import VramResult
 def time_lead(w: Writer, r: SpeedResult) -> None:
     """How long the run takes, first: the hours (and days), the tokens and the training speed they come from."""
     hours = r.time_to_train_hours or 0
-    days = w.t("train_days_part", days=hours / 24) if hours >= 36 else ""
+    days = w.t("train_days_part", days=r.time_to_train_days or hours / 24) if hours >= 36 else ""
     shown = round(hours, 1) if hours < 10 else round(hours)
     if r.num_gpus > 1 and r.gpu_hours_to_train:  # "how many GPU hours": the hours times the cards, what runs cost
         gpu_hours = r.gpu_hours_to_train if r.gpu_hours_to_train < 10 else round(r.gpu_hours_to_train)

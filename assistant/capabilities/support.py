@@ -125,6 +125,7 @@ def result_lines(w: Writer, r: SupportResult) -> None:
 def overview_lines(w: Writer, results: list[SupportResult], also: list[str] | None = None) -> None:
     """Several engines on one card: one line each, verdict first (`also`: other cards named with the same target,
     "RX9070/9070XT", checked with it)."""
+    _overview_verdict(w, results)
     w.say("support_overview_head", gpu=" / ".join([results[0].gpu, *(also or [])]))
     lines = []
     for r in results:
@@ -134,6 +135,18 @@ def overview_lines(w: Writer, results: list[SupportResult], also: list[str] | No
     w.add("\n".join(f"- {line}" for line in lines))
     instead = dict.fromkeys(t for r in results if r.verdict != "yes" for t in render_all(r.instead, w.lang))
     w.bullets("support_instead_head", list(instead))
+
+
+def _overview_verdict(w: Writer, results: list[SupportResult]) -> None:
+    """ "RX 580 8GB: useless for AI, or can I use it?": the verdict over every engine leads, in one sentence (what
+    runs on the card and what does not), before the line per engine; the sizes it holds follow (capacity)."""
+    sep = "、" if w.lang == "zh" else ", "
+    runs = [r.engine_name for r in results if r.verdict == "yes"]  # a caveat is said on its own line below
+    not_runs = [r.engine_name for r in results if r.verdict == "no"]
+    if runs and not_runs:
+        w.say("support_overview_some", gpu=results[0].gpu, yes=sep.join(runs), no=sep.join(not_runs))
+    elif not_runs:
+        w.say("support_overview_none", gpu=results[0].gpu, no=sep.join(not_runs))
 
 
 def trailer_lines(w: Writer, results: list[SupportResult]) -> None:
@@ -251,9 +264,20 @@ class Support(Capability):
                     args = {"engine": subject, "gpu": gpu, **({"precision": precision} if precision else {})}
                     ctx.add(self.intent, ToolName.CHECK_SUPPORT, **args)
             _size_the_model(ctx)
+            p = ctx.parsed
+            if p.buy_or_rent == "buy" and not (p.owns_hardware or ctx.has_model or p.model_family):
+                self._what_it_runs(ctx)  # "we plan to buy 5090s for Ollama, is it supported?": and what they hold
             return
         for subject in _overview(gpus[0]):  # "gfx906 not supported": what runs on it
             ctx.add(self.intent, ToolName.CHECK_SUPPORT, engine=subject, gpu=gpus[0])
+        if not (ctx.has_model or ctx.parsed.model_family):
+            self._what_it_runs(ctx)  # "useless for AI, or can I use it?": and the models it holds
+
+    def _what_it_runs(self, ctx: PlanContext) -> None:
+        """The models the card holds (capacity), after the engines' verdicts."""
+        if "capacity" not in ctx.intents:
+            ctx.intents.append("capacity")
+            ctx.delegate("capacity")
 
     def phase(self, turn: Turn) -> int:
         """First when support is the question asked; beside another question ("MI300X or H100? How mature is

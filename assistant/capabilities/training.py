@@ -20,8 +20,10 @@ from typing import Any
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.card_needed import reference_card
+from assistant.capabilities.far_too_small import MAX_SCALED, holding_card
 from assistant.capabilities.memory import first_vram, sharded_only
 from assistant.capabilities.methods_lead import plan_full_offload, plan_unsloth_qlora
+from assistant.capabilities.pooled import plan_pooled
 from assistant.capabilities.workload import speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -42,6 +44,8 @@ def _other_methods(ctx: PlanContext) -> list[str]:
     question: "LoRA of a 32B takes an 80 GB card, QLoRA a 24 GB one"), else the next heavier (on the user's cards
     the lighter ones come from cheaper.py when the job does not fit)."""
     mode, q = ctx.scenario.mode, ctx.parsed
+    if q.pretrain and mode == "full" and not q.modes_mentioned:
+        return []  # pretraining trains every weight: LoRA / QLoRA are no other way of doing it
     if (q.fine_tune_unspecified and not q.mode) or (q.mode == mode and not ctx.scenario.gpu):
         return [m for m in _TRAINING if m != mode]
     if q.mode == mode:
@@ -90,6 +94,7 @@ class Training(Capability):
             return
         if s.mode not in _TRAINING or not ctx.has_model or not set(ctx.intents) & set(_SIZING):
             return
+        plan_pooled(ctx)  # several cards named by their memory: the job on one of them too (pooled.py)
         if {"compare", "recommend", "diagnose"} & set(ctx.intents):
             return  # a comparison or a recommendation weighs the methods itself
         methods = _other_methods(ctx)
@@ -100,9 +105,15 @@ class Training(Capability):
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(other))
             if not s.gpu:
                 ctx.second_round.append(self.intent)  # the card each method needs
-        if ctx.parsed.asks_time and "training_time" not in ctx.intents:
-            ctx.intents.append("training_time")  # "微调时间": the hours on the cards the job needs
+        if (ctx.parsed.asks_time or ctx.parsed.pretrain) and "training_time" not in ctx.intents:
+            # "微调时间": the hours on the cards the job needs; a pretraining run is sized by its hours as much as
+            # by its memory ("7B from scratch on one 24 GB card": years), on its stated or compute-optimal tokens
+            ctx.intents.append("training_time")
             ctx.second_round.append("training_time")
+            if ctx.parsed.pretrain and not (s.dataset_tokens or s.dataset_samples):
+                from assistant.capabilities.job_cost import _pretrain_tokens
+
+                _pretrain_tokens(ctx)  # its note carries the tokens assumed (20 per parameter)
         if ctx.parsed.quoted_memory_gib and s.mode == "full" and (s.optimizer or "adamw") == "adamw":
             # a quoted figure between 8 and 16 bytes per parameter: what bf16 optimizer states would take
             args = vram_args(s.model_copy(update={"optimizer": "adamw_bf16"}), 1, sized=False)
@@ -411,6 +422,31 @@ def _capacity_example_time(plan: Plan, outcomes: list[Outcome]) -> list[ToolCall
     return []
 
 
+def _example_data(plan: Plan) -> dict[str, Any]:
+    """The data to time a run on when the user stated none: a pretraining run's compute-optimal tokens (the note
+    Training.plan added says them), else an example dataset."""
+    for n in plan.notes:
+        if not isinstance(n, str) and n.code == "pretrain_tokens_assumed":
+            return {"dataset_tokens": float(n.params["tokens_b"]) * 1e9}
+    return {"dataset_samples": _EXAMPLE_SAMPLES}
+
+
+def _multi_card_count(main: VramResult, outcomes: list[Outcome]) -> tuple[str | None, int]:
+    """The reference multi-card GPU and how many of it a job too big for one needs (the sizing rule of
+    tools/vram.py, the count Training.second_round's estimate on that card finds)."""
+    from tools.vram import VramRequest, estimate_vram
+
+    call = next((o.call for o in outcomes if o.result is main), None)
+    if call is None:
+        return None, 0
+    card = advice.reference_multi_card()
+    try:
+        fit = estimate_vram(VramRequest.model_validate({**call.args, "gpu": card})).fit
+    except ValueError:
+        return None, 0
+    return (card, fit.gpus_needed) if fit is not None and fit.gpus_needed else (None, 0)
+
+
 class TrainingTime(Capability):
     """How long a fine-tune takes when no card was named: the hours on the card the job needs (card_needed's
     reference card), for the user's dataset or an example one."""
@@ -436,12 +472,20 @@ class TrainingTime(Capability):
         if main is None:
             return _capacity_example_time(plan, outcomes)
         fits = main.fit is not None and main.fit.fits
-        if fits and any(o.call.name == ToolName.ESTIMATE_SPEED for o in outcomes):
+        timed = any(getattr(o.result, "time_to_train_hours", None) for o in outcomes)
+        if fits and timed:
             return []  # the speed question on the user's cards already has its hours
         gpu, count = self._cards(main)
+        if main.fit is not None and not main.fit.fits and count > MAX_SCALED:
+            # "full fine-tune Gemma-3-4B, Colab's T4 is not enough": one card that holds it, not 16 T4s
+            gpu, count = holding_card(main, outcomes)
+        if gpu is None and main.fit is None:
+            # no card named and one 80 GB card does not hold it ("continue pretraining a 13B on 10B tokens: how many
+            # cards, how long?"): the hours on the count of them it needs, sharded, as the memory answer sizes it
+            gpu, count = _multi_card_count(main, outcomes)
         if gpu is None:
             return []
-        data = {} if (s.dataset_samples or s.dataset_tokens) else {"dataset_samples": _EXAMPLE_SAMPLES}
+        data = {} if (s.dataset_samples or s.dataset_tokens) else _example_data(plan)
         job = s.model_copy(update={"gpu": gpu, "num_gpus": count, **data})
         return [ToolCall(name=ToolName.ESTIMATE_SPEED, args=speed_args(job), owner=self.intent)]
 
@@ -462,10 +506,13 @@ class TrainingTime(Capability):
         """The hours lead a "how long" question; for the example model of "what can this card fine-tune" they
         follow the sizes (capacity.py)."""
         s = turn.plan.scenario
+        if not turn.parsed.asks_time:
+            return 1  # a pretraining run's hours, not asked: they follow the memory verdict that was
         return self.render_phase if s.model or s.params_b else 1
 
     def render(self, w: Writer, turn: Turn) -> None:
         from assistant.capabilities.speed import time_lead
+        from tools.catalog import catalog
         from tools.speed import SpeedResult
 
         s = turn.plan.scenario
@@ -473,7 +520,9 @@ class TrainingTime(Capability):
             if r.time_to_train_hours:
                 if s.gpu and (s.num_gpus or 1) < r.num_gpus:
                     w.say("time_on_needed", n=s.num_gpus or 1, needed=r.num_gpus, gpu=r.gpu)
-                if not (s.dataset_samples or s.dataset_tokens):
+                elif s.gpu and s.gpu in catalog() and catalog()[s.gpu].name != r.gpu:
+                    w.say("time_on_holding", n=s.num_gpus or 1, mine=catalog()[s.gpu].name, gpu=r.gpu)
+                if not (s.dataset_samples or s.dataset_tokens) and "dataset_samples" in _example_data(turn.plan):
                     w.say("time_example", samples=_EXAMPLE_SAMPLES)
                 time_lead(w, r)
 

@@ -65,7 +65,13 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: st
 
 # Notes that say the model sized is not the one typed ("Kimi K3" read as Kimi-K2.5): the reader needs them before
 # any figure, so they follow the lead paragraph rather than the whole first part
-_READ_AS = ("newer_version_read_as", "newer_version_sized_as", "model_library_default", "closed_product")
+_READ_AS = (
+    "newer_version_read_as",
+    "newer_version_sized_as",
+    "model_library_default",
+    "closed_product",
+    "laptop_gpu_memory",  # the card sized is not the desktop one its name reads as
+)
 
 
 def _changes_what_was_sized(key: str | Note) -> bool:

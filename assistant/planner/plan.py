@@ -16,6 +16,7 @@ from assistant.planner.followup import card_after_purchase
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
+from assistant.understanding.text import repository_span
 from tools.advice import concurrent_from_users, concurrent_share, image_generation_min_gib
 from tools.notes import Note, note
 from tools.prices import tco_defaults
@@ -232,6 +233,8 @@ def _oom_without_model(parsed: ParsedQuery, previous: Scenario, intents: list[st
     """ "A single RTX 3070, even int8 runs out of memory, maybe int4?" with no model named: the sizes the card runs
     in each format lead (what fits it at 8-bit, at 4-bit), then what an out-of-memory is made of."""
     named = parsed.model or parsed.params_b or previous.model or previous.params_b
+    # "[OpenBMB/MiniCPM-V] vllm 推理v2.6 在一张3090 报错显存不够": the thread's repository names the model
+    named = named or bool(parsed.model_family and repository_span(parsed.text))
     card = parsed.gpu or parsed.stated_capacity_gib
     if parsed.symptom == "oom" and not named and card and "diagnose" in intents and "capacity" not in intents:
         return ["capacity", *intents]
@@ -359,6 +362,8 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
 
         spec = resolve_gpu(parsed.gpu)[0]
         ctx.notes.append(note("gpu_never_sold", typed=parsed.gpu_read_as, gpu=spec.name, vram=spec.vram_gib))
+    # "RTX 3060 laptop": sized as a card of the laptop part's memory (understanding/laptop.py), said once
+    ctx.notes += [n for n in parsed.notes if isinstance(n, Note) and n.code == "laptop_gpu_memory"]
     asked = _unknown_name(parsed, intents)
     if asked:
         s.last_intents = intents
@@ -425,7 +430,8 @@ def _serving_default_model(ctx: PlanContext) -> None:
 _COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count", "host", "cpu_or_gpu", "mac_or_pc")
 # Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
 _EVERY_PART = ("memory", "fit", "recommend")
-_MAX_PARTS = 4  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once
+_MAX_PARTS = 6  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once;
+# a list of five models ("Llama-3.1-8B/70B/405B, Llama-3-8B/70B") is answered for each
 
 
 def other_parts(parsed: ParsedQuery, s: Scenario, jobs: bool = True) -> list[Scenario]:
@@ -446,6 +452,8 @@ def other_parts(parsed: ParsedQuery, s: Scenario, jobs: bool = True) -> list[Sce
                 keep = s.precision if (job == "inference") == ((s.mode or "inference") == "inference") else None
                 if job in ("full", "lora") and keep not in _FLOAT_BASES:
                     keep = None  # "LoRA / QLoRA" on a 4-bit base: the LoRA part trains a 16-bit one
+                if job == "qlora" and keep not in _QUANTIZED_TRAINING_BASES:
+                    keep = None  # "不量化的 LoRA" beside a QLoRA: the QLoRA part keeps its 4-bit base
                 parts.append(s.model_copy(update={"mode": job, "precision": keep}))
     return parts[: _MAX_PARTS - 1]
 
@@ -513,18 +521,34 @@ def _newer_version_at_size(ctx: PlanContext) -> None:
     )
 
 
+def _params_b(model: str) -> float:
+    from tools.model_match import match_model
+
+    return match_model(model).arch.params / 1e9
+
+
 def _family_sizes(ctx: PlanContext) -> None:
     """A family named with no size ("the code llama models", "千问要多少显存") is its common sizes, each sized."""
-    from tools.model_match import default_tag_note, family_models, library_default, match_model, newer_version_of
+    from tools.model_match import (
+        default_tag_note,
+        family_models,
+        library_default,
+        match_model,
+        newer_version_of,
+        series_flagship,
+    )
 
     parsed, s = ctx.parsed, ctx.scenario
     _newer_version_at_size(ctx)
     if s.model or s.params_b or not parsed.model_family or _closed_product(ctx):
         return
+    # "本地部署 Qwen3-VL 要什么配置", "what rig do I need for qwen3": a machine asked for a family with no card named
+    # is bought around the card each size needs (capabilities/workstation.py delegates to recommend), so it sizes
+    sizing = set(_SIZING) | ({"build"} if not s.gpu else set())
     # "Kimi K3", "DeepSeek V5": one model of a newer version than the registry knows, read as the family's newest
     # model and said so, never silently another model or the family's common sizes
     nearest = newer_version_of(parsed.unknown_model or "", parsed.model_family)
-    if nearest and set(ctx.intents) & set((*_SIZING, *_PRICED)):
+    if nearest and set(ctx.intents) & (sizing | set(_PRICED)):
         s.model, parsed.models_mentioned, typed = nearest, [nearest], parsed.unknown_model
         parsed.unknown_model = None
         ctx.notes.append(note("newer_version_read_as", typed=typed, model=match_model(nearest).arch.name))
@@ -532,7 +556,7 @@ def _family_sizes(ctx: PlanContext) -> None:
     # "mistral", "llama3", "qwen2.5" with no size, asked to size or price: the model its Ollama library's default
     # tag pulls (tools.model_match.library_default), said in one line; a family word ("qwen") is its common sizes
     default = library_default(parsed.unknown_model or "")
-    if default is not None and set(ctx.intents) & set((*_SIZING, *_PRICED)):
+    if default is not None and set(ctx.intents) & (sizing | set(_PRICED)):
         s.model, parsed.models_mentioned, typed = default.id, [default.id], parsed.unknown_model or ""
         parsed.unknown_model = None
         ctx.notes += [n for n in [default_tag_note(typed, default.id)] if n]
@@ -541,12 +565,20 @@ def _family_sizes(ctx: PlanContext) -> None:
     # a family of one model ("[vicgalle/gpt-j-api]": GPT-J-6B, "[OpenMOSS/MOSS]") is that model whatever is
     # asked about it (a price, a card's risks), so the answer names the model the user means
     single = len(picks) == 1
-    if not picks or not (set(ctx.intents) & set(_SIZING) or single):
+    if not picks or not (set(ctx.intents) & sizing or single):
         return
+    flagship = series_flagship(parsed.model_family) if set(ctx.intents) & {"recommend", "build"} else None
+    if flagship and flagship not in picks and _params_b(flagship) > 3 * max(_params_b(p) for p in picks):
+        picks = [
+            *picks,
+            flagship,
+        ]  # "本地部署 Qwen3-VL 要什么配置": the small sizes at home, and what the flagship takes
     s.model = picks[0]
     parsed.models_mentioned = picks
     parsed.unknown_model = None
     ctx.notes.append(note("family_sizes", family=parsed.model_mention or parsed.model_family, n=len(picks)))
+    if "build" in ctx.intents and "recommend" not in ctx.intents and not s.gpu:
+        ctx.intents.insert(ctx.intents.index("build"), "recommend")  # the card for each size, then the machine
     if single and s.gpu and "risk" in ctx.intents and not set(ctx.intents) & set(_SIZING):
         ctx.intents.append("fit")  # a card's risks, then whether it runs that model (as when the model is named)
 

@@ -21,13 +21,17 @@ from typing import Any
 
 from assistant.language import detect_language
 from assistant.understanding.card_counts import _card_counts
+from assistant.understanding.ceiling import _size_ceiling
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
 from assistant.understanding.dataset import _dataset
 from assistant.understanding.engine import _engine
 from assistant.understanding.focus import _focus
+from assistant.understanding.free_compute import _free_compute
 from assistant.understanding.hardware import _catalog_vram, _general_count, _gpus, _min_vram, _stated_capacity
 from assistant.understanding.intents import _intents, _is_followup
+from assistant.understanding.laptop import _laptop_card
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
+from assistant.understanding.mac_studio import _mac_memory_no_floor, _mac_studio_config
 from assistant.understanding.machine import _machine
 from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
@@ -39,10 +43,13 @@ from assistant.understanding.requirements import (
     _unquantized,
 )
 from assistant.understanding.run_log import _run_log
+from assistant.understanding.sharers import _sharers
 from assistant.understanding.size_range import _size_range
+from assistant.understanding.sized_cards import _several_of_size, _sized_cards
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
 from assistant.understanding.symptoms import _measured, _symptoms
-from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text
+from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text, weights_file_folders
+from assistant.understanding.unique_size import _unique_size
 from assistant.understanding.usage import _per_minute_price, _usage
 from assistant.understanding.workload import (
     _bare_k_context,
@@ -90,6 +97,12 @@ def looks_like_injection(text: str) -> bool:
 # "deepseek蒸馏版的qwen-32B", "deepseek-r1蒸馏的llama 70b": a distill named between its teacher and its base, glued
 # in Chinese, reads as the English name ("deepseek distill qwen-32B")
 _GLUED_DISTILL = re.compile(r"(?<=[A-Za-z0-9])\s*蒸馏版?的?\s*(?=[A-Za-z])")
+# "Qwen 3.5. 122B": a version number, a stray period, then the size: one name ("Qwen 3.5 122B")
+_VERSION_PERIOD_SIZE = re.compile(r"(?<![\d.])(\d\.\d)\.\s+(?=\d+(?:\.\d+)?\s*b\b)", re.I)
+# "Mac mini M4 16+256B", "16+512G": a machine's memory + its SSD; the memory is the first number
+_MEMORY_PLUS_DISK = re.compile(
+    r"(?<![\d.+])(8|16|18|24|32|36|48|64|96|128)\s*\+\s*(?:128|256|512|1024|2048)\s*(?:gb|g|b)?(?![\w.])", re.I
+)
 _COMMENTED_ARG = re.compile(r"(?<![\w&])#\s?[A-Za-z_][\w.]*\s*=\s*[^,)\s]*,?")
 
 
@@ -99,12 +112,16 @@ def _parse(text: Any) -> ParsedQuery:
     norm = unicodedata.normalize("NFKC", original[: 4 * _MAX_CHARS])
     norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
     norm = _GLUED_DISTILL.sub(" distill ", norm)
+    norm = _VERSION_PERIOD_SIZE.sub(r"\1 ", norm)
+    norm = _MEMORY_PLUS_DISK.sub(r"\1GB", norm)
     # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
     norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
     # a commented-out argument in pasted code ("#load_in_4bit=True,") is not a setting the user runs with
     norm = _COMMENTED_ARG.sub(lambda m: " " * len(m.group(0)), norm)
     st = _State(t=_Text(norm), q=ParsedQuery(text=original, language=detect_language(norm)))
     st.q.injection = bool(_lex().rx["injection"].search(norm))
+    for start, end in weights_file_folders(norm):
+        st.t.take(start, end)
     # Spans first, most specific first; each step masks what it used (a few only read).
     for step in (
         _run_log,  # a pasted log's speeds, layers and OOM message: no dataset, context or size reads them
@@ -116,6 +133,7 @@ def _parse(text: Any) -> ParsedQuery:
         _models,
         _repository,  # after its model series is read, the thread's repository names no GPU
         _gpus,
+        _laptop_card,  # "RTX 3060 laptop 6GB": a card of the laptop's memory, not the desktop row
         _measured,  # "4.5 tok/s", "用了 27G" before RAM sizes and counts read the numbers
         _usage,  # "每月 1 亿 tokens", "10k requests a day": a service's volume, not a training dataset
         _machine,
@@ -128,11 +146,15 @@ def _parse(text: Any) -> ParsedQuery:
         _horizon,
         _context,
         _batch,
+        _sharers,  # "10人合伙", "three of us split a server": each may ask at once
         _params,
         _family_with_size,
+        _unique_size,  # "405B": the one model of that size (Llama-3.1-405B)
         _stated_capacity,
+        _sized_cards,  # "8*24G", "单卡只有16GB显存", "with 8gb Vram": cards named by their memory alone
         _min_vram,
         _catalog_vram,
+        _mac_memory_no_floor,  # "M2 Max w/ up to 96GB unified memory": the Mac's memory, no floor for a listing
         _money,
         _general_count,
         _bare_k_context,
@@ -142,13 +164,16 @@ def _parse(text: Any) -> ParsedQuery:
     # Then words over the whole message.
     _workload_words(st)
     _card_counts(st)  # "单卡、双卡、四卡 4090": each count asked side by side
+    _several_of_size(st)  # "单卡只有16GB显存，可以调用多张显卡吗": how many cards of that size
     _engine(st)
     _training_options(st)
     _preferences(st)
     _topics(st)
     _concepts(st)
     _cues(st)
+    _free_compute(st)  # "有没有免费的GPU", "can't afford cloud": free tiers first
     _symptoms(st)
+    _size_ceiling(st)  # "7B 是否是最优解": a size named as the card's supposed ceiling is no model to size
     st.q.is_followup = _is_followup(st)
     _requirements(st)  # before the intents: a stated requirement alone is a catalog question
     if st.q.require_fp8 is False and st.q.precision == "fp8":
@@ -156,6 +181,7 @@ def _parse(text: Any) -> ParsedQuery:
         st.q.precision = next((p for p in st.precision_order if p != "fp8"), None)
     _unquantized(st)  # "非量化版本": the published format, once the model is known
     _support_subjects(st)
+    _mac_studio_config(st)  # "Mac Studio 能跑满血 R1 吗": the configuration that holds the model
     _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted

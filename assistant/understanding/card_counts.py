@@ -4,6 +4,7 @@ one read. Only reads; the card and its count are read as before by the GPU reade
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import cache
 
@@ -50,3 +51,17 @@ def _card_counts(st: _State) -> None:
     found = sorted({c for c in counts if 1 <= c <= _MAX_COUNT})
     if len(found) >= 2:
         st.q.capacity_counts = found
+
+
+_SIZED = re.compile(r"\d\s*(?:gb|gib|g)(?![a-z])", re.I)
+# "RAM : 32GB * 2 GPU: RTX A5000", "内存 16G x 2 显卡 4090": the count multiplies the memory sticks before it
+_TIMES_A_SIZE = re.compile(r"\d\s*(?:gb|gib|g|tb)\s*[x×*]\s*$", re.I)
+
+
+def first_general_count(rx: re.Pattern[str], view: str, text: str | None = None) -> re.Match[str] | None:
+    """The card count of the user's machine among several general counts: the one said with the card's memory
+    ("单卡部署需要9g显存，放到两张8g的卡上" -> 两张8g的卡: "单卡" names what one card would need), else the first."""
+    found = list(itertools.islice(rx.finditer(view), 8))
+    said = text or view  # the sizes before a count may already be read (masked) in the view
+    found = [m for m in found if not _TIMES_A_SIZE.search(said[max(0, m.start() - 12) : m.start()])]
+    return next((m for m in found if _SIZED.search(m.group(0))), found[0] if found else None)

@@ -30,6 +30,15 @@ def _owns_word() -> re.Pattern[str]:
     return re.compile("(?:" + "|".join([*owns["zh"], *owns["en"]]) + ")", re.I)
 
 
+# "if i bought 5060 16GB ...", "如果买了 5090": a card bought in a supposition is an option, not one the user has
+_SUPPOSED = re.compile(r"(?:\bif|\bwhat if|\bshould|如果|要是|假如|假设)\W{0,2}$", re.I)
+
+
+def _owns(words: str) -> bool:
+    m = _owns_word().search(words)
+    return m is not None and not _SUPPOSED.search(words[: m.start()])
+
+
 def together(view: str, known: list[_GpuSpan]) -> bool:
     """Two different cards joined by "+" / "加" / "plus" ("1张RTX5000ADA 32G+1张V100 32G"), or by "and" / "和"
     after an ownership word ("I have two GPUs: an RTX 3090 and a 2060", "我有一张3090和一张3060"): one machine's
@@ -54,7 +63,7 @@ def owned_card(view: str, spans: list[_GpuSpan], upgrade_to: str | None) -> str 
         return None
     ends = [0, *(s.end for s in spans)]  # the words before a card: back to the previous card, 20 characters at most
     before = [view[max(end, s.start - 20) : s.start] for s, end in zip(spans, ends[:-1], strict=True)]
-    owned = {s.value for s, words in zip(spans, before, strict=True) if s.value and _owns_word().search(words)}
+    owned = {s.value for s, words in zip(spans, before, strict=True) if s.value and _owns(words)}
     if len(owned) == 1:
         return next(iter(owned))
     rest = values - {upgrade_to}

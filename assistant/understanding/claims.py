@@ -83,7 +83,7 @@ def _claim(st: _State, clause: _Clause, topic: str, gpu: _GpuSpan, gap: str, end
         nm = rx[f"{topic}_in_gap"].fullmatch(gap) or rx[f"{topic}_after_word"].match(rest)
         if nm:
             value = float(nm.group("v").replace(",", ""))
-            differs = topic == "tflops" or _differs_from_catalog(gpu.text, value, gpu.value)
+            differs = topic == "tflops" or _differs_from_catalog(gpu.text, value, gpu.value, gpu.count or st.q.num_gpus)
             return True, Claim(topic=topic, gpu=gpu.value, asserted=value) if differs else None
     return False, None
 
@@ -103,15 +103,18 @@ def _stated_vram_claims(st: _State) -> list[Claim]:
     claims = []
     for g in st.gpus:
         m = rx["vram_after_gpu"].match(text[g.end : g.end + 24]) if g.value else None
-        if m and _differs_from_catalog(g.text, float(m.group("v").replace(",", "")), g.value):
+        if m and _differs_from_catalog(g.text, float(m.group("v").replace(",", "")), g.value, g.count or st.q.num_gpus):
             claims.append(Claim(topic="vram", gpu=g.value, asserted=float(m.group("v").replace(",", ""))))
     return claims
 
 
-def _differs_from_catalog(gpu_text: str, vram_gib: float, value: str | None = None) -> bool:
-    """Whether the size differs from the card read ("M2 Ultra with 64G" already read as the 64GB M2 Ultra)."""
+def _differs_from_catalog(gpu_text: str, vram_gib: float, value: str | None = None, count: int | None = None) -> bool:
+    """Whether the size differs from the card read ("M2 Ultra with 64G" already read as the 64GB M2 Ultra). With
+    several cards the size may be their total ("Combined VRAM of 2 5090 is 64 GB", "两张 4090 共 48G"): not a claim."""
     read = catalog().get(value or "")
     gib = read.vram_gib if read else _resolve_gpu_span(gpu_text).vram_gib
+    if gib is not None and count and count > 1 and abs(vram_gib - count * gib) <= 0.5 * count:
+        return False
     return gib is None or abs(vram_gib - gib) > 0.5
 
 

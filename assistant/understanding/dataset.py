@@ -48,7 +48,8 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?P<a>{_NUM})\s*(?:-|–|~|to|到)?\s*(?P<b>{_NUM})?\s*(?P<u>k|千)?(?:{d['per_sample_after']})"
         ),
         "tokens": _c(
-            rf"(?P<v>{_NUM})\s*(?P<u>k|m|b|million|billion|万|亿)\s*(?:{tok})(?![a-z])(?!\s*(?:/|每|per\b|an?\s+(?:day|month|week|hour)))"
+            # "10B tokens", "10B个token", "10B是指token的数量吗": the count, its unit, then the token word
+            rf"(?P<v>{_NUM})\s*(?P<u>k|m|b|million|billion|万|亿)\s*(?:个|的|是指|指的是)?\s*(?:{tok})(?![a-z])(?!\s*(?:/|每|per\b|an?\s+(?:day|month|week|hour)))"
             rf"(?!\s*(?:的\s*)?(?:{_CONTEXT_WORDS}))"
         ),
         "epochs": _c(d["epochs"]),

@@ -6,6 +6,7 @@ Wording lives in lexicon.yaml `focus`.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from assistant.understanding.lexicon import _lex
@@ -33,6 +34,14 @@ def _focus(st: _State) -> None:
         q.focus = "training"
     elif q.serving or (q.users or 0) > 1 or (q.batch or 0) > 2:
         q.focus = "serving"
+    elif "tflops" in q.asks and len(q.gpu_mentions) >= 2 and not (q.model or q.params_b):
+        # "70 TFLOPS for the 3090 and 150 for the A6000? same architecture, no way": the cards' compute is the
+        # question, so the comparison weighs dense tensor TFLOPS (the training figure), not one user's decode; with
+        # no budget, the verdict is which card computes faster, not which is the better buy (a price quoted beside
+        # the figures, "the 3090 costs $1,300 and does 70 TFLOPS", is part of the claim, not a purchase)
+        q.focus = "training"
+        if not (q.preference or q.budget or q.monthly_budget):
+            q.preference = "fastest"
 
 
 def _trains(q: ParsedQuery) -> bool:
@@ -51,6 +60,19 @@ def _only_price_words(st: _State) -> bool:
 
 
 _PRICE_WORDS = frozenset({"cheaper", "更便宜", "更划算"})
+
+# "4090上速度比L20速度更慢", "my 4090 runs slower than the L20": one of the two cards was seen running slower
+_SAID_SLOWER = re.compile(r"比[^，。,；;？?！!]{1,40}?慢|slower than", re.I)
+
+
+def _one_said_slower(st: _State) -> bool:
+    """Both cards were run and one was seen slower, with no speeds ("在4090运行为啥比L20更慢？... 跑LLM时相反，4090
+    明显比L20性能更好"): why the card that should be faster was not is the diagnosis's question, even beside a
+    comparing word; buying one of them (a budget, an upgrade) stays the comparison's."""
+    q = st.q
+    if q.symptom != "slow" or len(q.gpu_mentions) != 2 or q.budget or q.upgrade_to:
+        return False
+    return bool(_SAID_SLOWER.search(without_pasted(st.words_text or st.t.text)))
 
 
 def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus: int) -> None:
@@ -72,9 +94,13 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
                 out.pop("cost", None)
         return
     measured = q.measured_tokens_per_s is not None or bool(q.measured_speeds) or q.measured_seconds_per_step
-    if "diagnose" in out and measured:
+    if "diagnose" in out and (measured or _one_said_slower(st)):
         return
     out["compare"] = min(out.get("compare", min(said)), min(said))
+    if q.preference == "fastest" and not (q.model or q.params_b or q.unknown_model):
+        # "感觉双卡 RTX 6000 PRO 应该比双卡 H100 强吧", "is the PRO 6000 faster than the H100?": which setup is the
+        # stronger one is the question; what each runs (capacity) or how fast a default model goes comes after it
+        out["compare"] = min(out.values()) - 1
     if choice:
         pos["compare_choice"] = choice.start()  # a choice asked is an explicit question, even in a follow-up
     out.pop("build", None)

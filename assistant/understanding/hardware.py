@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from assistant.understanding.card_counts import first_general_count
 from assistant.understanding.card_joins import alternative, listed_total, priced_out, together
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import acquired_words, memory_said_later
@@ -70,9 +71,9 @@ def _resolve_gpu_span(span: str) -> _GpuHit:
     return _GpuHit(None, None, None, tuple(getattr(first_error, "suggestions", None) or ()))
 
 
-# "M3 Ultra Mac Studio 512GB" -> "M3 Ultra 512GB": a chip named before its machine
+# "M3 Ultra Mac Studio 512GB", "M3 Ultra 512GB Mac Studio" -> "M3 Ultra 512GB": a chip named before its machine
 _MACHINE_AFTER_CHIP = re.compile(
-    r"^((?:apple\s*)?m[1-5]\s*(?:ultra|max|pro))\s*(?:mac\s*studio|mac\s*mini|macbook\s*(?:pro|air)?|imac)", re.I
+    r"(?i)(m[1-5]\s*(?:ultra|max|pro)(?:\s*\d+\s*gb?)?)\s*(?:mac\s*studio|mac\s*mini|macbook\s*(?:pro|air)?|imac)"
 )
 
 _RADEON = re.compile(
@@ -129,7 +130,7 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
 # and its size ("2080ti 魔改22G", "3080 modded to 20GB")
 _MEMORY_AFTER = re.compile(
     r"^\s*(?:s\b|gpus?\b|cards?\b)?\s*(?:with|w/|,|\()?\s*(?:(?:魔改|改装|扩容)(?:版|到|成|的)?|modded(?:\s+to)?|mod(?:ded)?\s+to)?"
-    r"\s*(\d{2,3})\s*(?:gb|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
+    r"\s*(\d{1,3})\s*(?:gb|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
     re.I,
 )
 
@@ -138,7 +139,7 @@ _MOD_WORD = re.compile(r"魔改|改装|扩容|mod", re.I)
 # a Ti / Super suffix on a card number the catalog knows without it ("4090ti", "RTX 4080 Ti", "3090 super")
 _UNSOLD_SUFFIX = re.compile(r"^(?P<base>.*\d{3,4})\s*-?\s*(?:ti|super)$", re.I)
 
-_MEMORY_BEFORE = re.compile(r"(?<![0-9.])(\d{2,3})\s*(?:gb|g)\s*(?:的\s*)?$", re.I)
+_MEMORY_BEFORE = re.compile(r"(?<![0-9.])(\d{1,3})\s*(?:gb|g)\s*(?:的\s*)?$", re.I)
 
 
 # the catalog's own way of naming a Mac: "Apple M3 Max (14-core CPU / 30-core GPU, 96GB)"
@@ -156,7 +157,7 @@ def _never_sold(st: _State, core: str, hit: _GpuHit) -> _GpuHit:
 
 
 def _sized_elsewhere(view: str, start: int, end: int, gpu_id: str) -> str | None:
-    """The variant with the memory said before the name ("a single 16GB V100", "48GB 4090"), or a Mac's after it."""
+    """The variant with the memory said before the name ("a single 16GB V100", "8gb rtx 3060"), or a Mac's after."""
     before = _MEMORY_BEFORE.search(view[max(0, start - 12) : start])
     if before and (other := _variant_with_memory(gpu_id, g := float(before.group(1))) or _mod_with_memory(gpu_id, g)):
         return other
@@ -196,8 +197,7 @@ _NEAR_MOD = re.compile(r"魔改|改装|扩容|(?<![a-z])mod(?:ded)?(?![a-z])", r
 
 
 def _mod_with_memory(gpu_id: str, gib: float | None) -> str | None:
-    """The catalog's row for a memory mod of this card with `gib` ("rtx-2080-ti", 22: "rtx-2080-ti-22gb-mod"); with
-    no size said ("魔改2080ti"), its one mod when the catalog lists one."""
+    """This card's memory-mod row with `gib` ("rtx-2080-ti", 22: "rtx-2080-ti-22gb-mod"); no size: its one mod."""
     from tools.card_risk import table
 
     mods = [m for m, base in table()["mods"].items() if base == gpu_id and m in catalog()]
@@ -306,7 +306,8 @@ def _owned(view: str, span: _GpuSpan) -> bool:
     """A card right after an ownership word ("my paltry 6700xt", "我的 3090"), with no clause break between."""
     before = view[max(0, span.start - 24) : span.start]
     m = _owns_rx().search(before)
-    return m is not None and (m.start() == 0 or not before[m.start() - 1].isalnum())
+    prev = before[m.start() - 1] if m and m.start() else " "  # "economy 3090" is not "my 3090"; "目前我这边" is owned
+    return m is not None and not (prev.isascii() and prev.isalnum())
 
 
 def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:
@@ -339,7 +340,7 @@ def _general_count(st: _State) -> None:
     """A card count with no GPU name: "用两张卡", "双卡", "8 GPUs", "single GPU"."""
     if st.q.num_gpus or st.q.gpus_together:
         return  # different cards of one machine ("two GPUs: a 3090 and a 2060"): the total counts them, not one
-    m = _lex().rx["count_general"].search(st.t.view)
+    m = first_general_count(_lex().rx["count_general"], st.t.view, st.t.text)
     value = _count(m) if m else None
     if value and value > 1 and _integrated_rx().search(st.t.text):
         value -= 1  # "two GPUs" on a laptop with an Intel UHD beside the RTX: one card that runs models
@@ -367,9 +368,8 @@ def _stated_capacity(st: _State) -> None:
 
 
 def _owned_size(st: _State) -> re.Match[str] | None:
-    """ "12G显存 64G内存", "I have 8GB VRAM and 32GB RAM": a size before the memory word in a machine described with
-    its RAM, unless a word of need comes first ("needs 40GB of VRAM" is the job's, not the card's). Alone ("40G显存跑不
-    起来，需要多少显存") it is left to the question of which card holds the job."""
+    """ "12G显存 64G内存", "I have 8GB VRAM and 32GB RAM": a size before the memory word, RAM named too, no word of
+    need first ("needs 40GB of VRAM" is the job's); alone ("40G显存跑不起来") it is left to which card holds the job."""
     rx = _lex().rx
     if st.q.ram_gib is None:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assistant.understanding.card_joins import owned_switch_weighed, priced_out
+from assistant.understanding.card_size import far_too_big_for_card
 from assistant.understanding.focus import card_comparison
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.risk import _risk_intent
@@ -86,6 +87,8 @@ def _sizing_intents(st: _State, pos: dict[str, int], seen: _Seen) -> dict[str, i
     out: dict[str, int] = {}
     if st.how_many_gpus is not None:
         out["memory"] = st.how_many_gpus  # "how many H100s" sizes the job
+    if q.asks_concurrency and seen.has_gpu and seen.has_model:
+        out["fit"] = pos.get("fit", 0)  # "the concurrent request capacity of an A100 with Llama-2-13b": fit counts them
     if "fit" in pos:
         if seen.has_gpu:
             out["fit"] = pos["fit"]  # "能跑吗" on a named GPU
@@ -250,6 +253,11 @@ def _used_card_for_model(st: _State, out: dict[str, int], seen: _Seen) -> None:
     price, what to check) answers first (capabilities/specs.py), whether it holds the model backs it."""
     q = st.q
     if not (q.used_market and seen.has_gpu and seen.has_model) or q.owns_hardware or "risk" in out:
+        return
+    if "recommend" in out and far_too_big_for_card(q):
+        # "how many A800s for DeepSeek-V3? ... recommend a home server (used is fine)": no one card of that kind
+        # runs it, so the purchase asked for is the machine (recommend), the used card's facts after it
+        out.setdefault("gpu_info", out["recommend"] + 1)
         return
     out.setdefault("gpu_info", min(out.values(), default=0))
     if len(q.gpu_mentions) == 1 and not (q.budget or q.monthly_budget) and "recommend" in out:

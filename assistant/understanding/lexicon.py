@@ -130,6 +130,7 @@ def _compile_workload(lex: _Lexicon) -> None:
         "serving",
         "serving_personal",
         "pc_alternative",
+        "pc_class",
         "vendor_apple",
         "asks_if_needed",
         "asks_availability",
@@ -164,7 +165,7 @@ def _compile_names(lex: _Lexicon) -> None:
     family = "|".join(f"(?:{f['pattern']})" for f in families)
     not_part = "|".join(models["not_name_parts"])
     joined = f"[-_](?!(?:{not_part})(?![a-z0-9]))[a-z0-9.]*[a-z0-9]"  # "-Instruct", "-open"; never "-AWQ"
-    version = "(?:[-_.]?v?\\d+(?:\\.\\d+)*[a-z]?)?"
+    version = "(?:[-_.]?v?\\d+(?:\\.\\d+)*(?:vl|[a-z])?)?"  # "qwen3vl", "qwen2.5vl": the VL glued on
     spaced = f"\\s(?:{models['space_parts']})(?![a-z0-9])"
     rest = f"{version}(?:{joined})*(?:{spaced}(?:{joined})*)*"
     # an Ollama tag after the name ("deepseek-r1:32b", "llama3.1:70b-instruct-q4_K_M"); an org or host before it

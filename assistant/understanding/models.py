@@ -15,9 +15,18 @@ from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import engine_default_model
 from assistant.understanding.numbers import _number
 from assistant.understanding.patterns import _MASK
+from assistant.understanding.query import ParsedQuery
 from assistant.understanding.text import _MAX_SPANS, _State, repository_span
 from tools.errors import AdvisorError
-from tools.model_match import coder_series, in_series_of, likely_models, match_model, of_family, series_in_name
+from tools.model_match import (
+    coder_series,
+    in_named_series,
+    in_series_of,
+    likely_models,
+    match_model,
+    of_family,
+    series_in_name,
+)
 from tools.models import registry
 
 
@@ -88,11 +97,20 @@ def _generic_mentions(st: _State, taken: list[_Mention]) -> list[_Mention]:
     return mentions
 
 
+def _without_glued(names: list[str]) -> list[str]:
+    """ "finetunefalcon-7b" beside "falcon-7b": a word glued to a model already named is that model, not a second
+    (generic) one of the same size."""
+    from tools.models import registry
+
+    known = registry()
+    return [n for n in names if n in known or not any(other != n and other in n for other in names)]
+
+
 def _models(st: _State) -> None:
     mentions = _family_mentions(st)
     mentions += _generic_mentions(st, mentions)
     q, names = st.q, []
-    hits = _one_generation([_resolve_model_name(query) for _, _, _, query in sorted(mentions)])
+    hits = _one_generation([_resolve_model_name(query) for _, _, _, query in sorted(mentions)], sorted(mentions))
     lead = _lead_mention(sorted(mentions), hits)
     for i, ((start, end, span, _query), hit) in enumerate(zip(sorted(mentions), hits, strict=True)):
         st.name_spans.append((start, end))
@@ -118,7 +136,8 @@ def _models(st: _State) -> None:
             q.unknown_model = span
             q.model_suggestions = list(hit.suggestions)
             q.model_mention = q.model_mention or span
-    q.models_mentioned = list(dict.fromkeys(names))
+    q.models_mentioned = _without_glued(list(dict.fromkeys(names)))
+    _series_word_settled(q)
     _base_of_finetune(st, sorted(mentions), hits)
     _repository_model(st)
     if q.model:
@@ -204,15 +223,28 @@ def _repository_model(st: _State) -> None:
         q.model_mention = q.unknown_model
 
 
-def _one_generation(hits: list[_ModelHit]) -> list[_ModelHit]:
+def _one_generation(hits: list[_ModelHit], mentions: list[_Mention]) -> list[_ModelHit]:
     """A name read loosely ("llama 70b": the newest Llama 70B) beside one that names its generation exactly ("llama 2
-    70B", "Llama-2-7B") is that generation's model: a message asks about one generation unless it names two."""
+    70B", "Llama-2-7B", or a sizeless "llama2") is that generation's model: a message asks about one generation
+    unless it names two."""
     anchors = [h.model for h in hits if h.model and h.how in ("registry", "ollama")]
+    sizeless = [m[3] for m, h in zip(mentions, hits, strict=True) if not h.model]
     out = []
     for h in hits:
         sibling = in_series_of(h.model, anchors) if h.model and h.how == "read_as" and anchors else None
+        if h.model and h.how == "read_as" and not anchors:
+            sibling = next((s for name in sizeless if (s := in_named_series(h.model, name))), None)
         out.append(_ModelHit(sibling, "registry", precision=h.precision) if sibling else h)
     return out
+
+
+def _series_word_settled(q: ParsedQuery) -> None:
+    """ "llama2 ... llama-70B": the sizeless name was the series of the model read, not an unknown model."""
+    if not (q.model and q.unknown_model):
+        return
+    series = re.sub(r"[^a-z0-9.]", "", (registry()[q.model].series or "").lower())
+    if series and (series_in_name(q.unknown_model) or "").removeprefix("series:") == series:
+        q.unknown_model, q.model_suggestions = None, []
 
 
 def _bare_family(name: str) -> str | None:

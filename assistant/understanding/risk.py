@@ -108,6 +108,10 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
     if (q.model or q.params_b) and not set(out) & {*_SIZING, "recommend", "diagnose", "support"}:
         # "P40 报错不支持半精度，MOSS 怎么跑": the card's trap first, then whether it holds the model named
         out["fit"] = out["risk"] + 1
+    if "compare" in out and pos.get("compare_strong") is None and pos.get("compare_weak") is None:
+        # "Why are T4, K80, V100 not supported?": several cards named with no word choosing among them ask what is
+        # wrong with each (the card verdicts), not which one wins
+        out.pop("compare")
     costed = q.buy_or_rent in ("rent", "compare") or q.electricity_price or q.cloud_price_per_hour
     for name in _REPLACED:
         if name == "cost" and costed:

@@ -46,4 +46,7 @@ def _size_range(st: _State) -> None:
 
 
 def _in_model_name(st: _State, at: int) -> bool:
-    return any(m.start() <= at < m.end() for m in _lex().rx["model"].finditer(st.t.view))
+    view = st.t.view
+    if at >= 2 and view[at - 1] in "-_" and view[at - 2].isalnum():
+        return True  # "intern-vl-3.5-241B", "foo-2-7b": a version glued into a name the lexicon does not list
+    return any(m.start() <= at < m.end() for m in _lex().rx["model"].finditer(view))

@@ -113,6 +113,22 @@ def _support_subjects(st: _State) -> None:
     weighed = len(st.precisions_found) >= 2
     features = {sid for sid, kind, _ in _subject_rx() if kind == "feature"}
     q.support_subjects = [e for e in q.support_subjects if e not in asked and not (weighed and e in features)]
+    _llamacpp_flash_attention(q)
+
+
+def _llamacpp_flash_attention(q: ParsedQuery) -> None:
+    """FlashAttention asked with its llama.cpp flag ("-fa", "--flash-attn") or beside llama.cpp / Ollama ("does flash
+    attention work on my P40 in ollama?") is llama.cpp's own kernels, which run on far older cards than the
+    FlashAttention-2 library: answering FA2's Ampere floor would tell a P40 or V100 owner the wrong thing."""
+    subjects = q.support_subjects
+    own = "llamacpp_flash_attention"
+    if "flash_attention_2" not in subjects and own not in subjects:
+        return
+    if own not in subjects and not {"llama_cpp", "ollama"} & set(subjects) and q.engine != "llama.cpp":
+        return
+    at = subjects.index("flash_attention_2") if "flash_attention_2" in subjects else subjects.index(own)
+    rest = [s for s in subjects if s not in ("flash_attention_2", own)]
+    q.support_subjects = [*rest[:at], own, *rest[at:]]
 
 
 def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
@@ -147,8 +163,10 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
         return
     others = [k for k in out if k not in ("fit", "memory", "gpu_info", "capacity")]  # capacity: a fit naming no model
     asked_first = strong is not None and all(strong < out[k] for k in others)  # "Does it support X? ... buy?"
-    if others and (strong is None or not q.support_subjects) and not asked_first:
-        out["support"] = max(out.values(), default=0) + 1  # "the state of AMD support" beside a sizing question
+    # "the state of AMD support" beside a sizing question; "FA2不支持V100。……我的疑问是：①…？": the user's background
+    background = bool(out) and has_model and _stated_not_asked(st.t.text, strong)
+    if (others and (strong is None or not q.support_subjects) and not asked_first) or background:
+        out["support"] = max(out.values(), default=0) + 1
         return
     out["support"] = -1  # the verdict leads
     if not has_model:
@@ -156,6 +174,23 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
             out.pop(intent, None)
     if not (q.asks or q.claims):
         out.pop("gpu_info", None)
+
+
+_ASKING = re.compile(r"[?？吗么呢]|能否|是否|能不能|可不可以|\b(?:can|does|do|will|is|are|whether)\b", re.I)
+_SENTENCE_END = re.compile(r"[。！!？?\n]|\.\s")
+
+
+def _stated_not_asked(text: str, at: int | None) -> bool:
+    """The support word sits in a sentence that states a fact ("flashAttention2不支持V100。"), not a question, and
+    the message asks its questions elsewhere (a "？" after it): the verdict is the user's background, not what leads."""
+    if at is None:
+        return False
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, at)]
+    start = ends[-1] if ends else 0
+    end_m = _SENTENCE_END.search(text, at)
+    end = end_m.end() if end_m else len(text)
+    sentence = text[start:end]
+    return not _ASKING.search(sentence) and bool(re.search(r"[?？]", text[end:]))
 
 
 def _engine_beside_capacity(st: _State, strong: int | None, pos: dict[str, int], out: dict[str, int]) -> bool:

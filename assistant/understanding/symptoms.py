@@ -279,6 +279,9 @@ def _symptoms(st: _State) -> None:
     q.symptom = found  # type: ignore[assignment]  # one of the lexicon's symptom names
 
 
+_SUPPORT_ASKED = re.compile(r"support|compatib|支持|兼容|适配", re.I)
+
+
 def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
     """diagnose: a problem reported on named hardware, a model or an engine ("T4 上 GPTQ 只有 4 tokens/s，正常吗",
     "8*3090 加载 72B 还是 OOM", "Why is my 3090 only doing 3 tok/s?"), or a measured number with "is this normal". It
@@ -294,7 +297,14 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
         q.symptom = "slow"  # "Gemma 2 27B on a 4090 with ollama is 2 tok/s, 64GB DDR4": a speed reported, no question
     if named and (q.symptom or (asked and (measured or q.measured_memory_gib is not None))):
         out["diagnose"] = -2  # the verdict leads
+        # "Does ollama support the R7 360? It doesn't use the GPU": whether the engine supports the card is the cause
+        # the user asks about, so that verdict leads and the diagnosis follows
+        asks = _SUPPORT_ASKED.search(st.t.text)  # "does it support", not "running on": a support word proper
+        support = has_gpu and q.symptom == "cpu_fallback" and "support" in out and bool(asks)
         for intent in _REPLACED:
-            out.pop(intent, None)
+            if not (support and intent == "support"):
+                out.pop(intent, None)
+        if support:
+            out["support"] = -3
     else:
         out.pop("diagnose", None)

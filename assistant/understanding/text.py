@@ -88,6 +88,17 @@ _REPOSITORY = re.compile(r"^\s*\[[\w.-]+/[\w.-]+\]")
 _TABLE_ROW = re.compile(r"\|[^\n]*\|")  # first cell border to last on one line: the text around it stays
 
 
+# the folders of a GGUF file's path ("/data/model/QwQ-32B-Q4_1/qwq-32b-q4_k_m.gguf"): a GGUF file's name carries the
+# model and format loaded; a folder's "Q4_1" is only what someone called the directory (a safetensors shard's name,
+# "model-00001-of-00030", carries neither, so its folders stay)
+_WEIGHTS_FOLDERS = re.compile(r"(?<![\w.-])(?:[~.]?/)?(?:[\w.-]+/)+(?=[\w.-]+\.(?:gguf|ggml)\b)", re.I)
+
+
+def weights_file_folders(text: str) -> list[tuple[int, int]]:
+    """Where the folders of a weights file's path are, to be read as nothing."""
+    return [m.span() for m in _WEIGHTS_FOLDERS.finditer(text)]
+
+
 def repository_span(text: str) -> tuple[int, int] | None:
     """Where the thread's repository ("[weicj/vLLM-2080Ti-Definitive]") opens the message, if it does."""
     m = _REPOSITORY.match(text)

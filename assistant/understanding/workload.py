@@ -29,10 +29,19 @@ def _kv_dtype(st: _State) -> None:
         st.t.take(m.start(group), m.end(group))
 
 
+@cache
+def _negated_rx() -> re.Pattern[str]:
+    return re.compile(_lex().raw["models"]["precision_negated_before"], re.IGNORECASE)
+
+
 def _precision(st: _State) -> None:
     found: list[tuple[int, int, int, str]] = []
+    negated = _negated_rx()
     for order, (name, rx) in enumerate(_lex().precisions):
         for m in rx.finditer(st.t.view):
+            if negated.search(st.t.view[max(0, m.start() - 12) : m.start()]):
+                st.t.take(m.start(), m.end())  # "without 8bit": ruled out, not the format to run in
+                continue
             value = m.group(0).lower().replace("-", "_") if name == "gguf" else name
             try:
                 resolve_precision(value)
@@ -198,8 +207,12 @@ def _workload_words(st: _State) -> None:
     if adapter and "full" not in methods and used:
         methods.pop("lora", None)  # "推理 llama13B + 中文lora 的 4-bit 模型": a LoRA run with the model, no training
         methods.pop("qlora", None)
-    st.modes_found = set(methods)
     q.pretrain = bool(rx["mode_pretrain"].search(text))
+    if q.pretrain and rx["mode_scratch"].search(text):
+        # a model trained from scratch trains every weight: an adapter method named beside it (a "qlora" in the
+        # thread's repository, "is LoRA enough?") is not the job
+        methods = {k: v for k, v in methods.items() if k == "full"}
+    st.modes_found = set(methods)
     serving = rx["mode_inference"].search(text) or rx["mode_run"].search(text)
     explicit = rx["mode_inference"].search(text)  # "推理", "serve"; "跑 / run" alone names no job
     if serving:
@@ -308,8 +321,9 @@ def _preferences(st: _State) -> None:
     if _only_training_rx().search(text):  # "or is the GPU only used for training?": running it is the job asked
         q.cpu_only_option = True
         q.fine_tune_unspecified, q.jobs, q.mode = False, ["inference"], "inference"
-    q.pc_alternative = bool(rx["pc_alternative"].search(text))
-    if rx["vendor_apple"].search(text) and not q.pc_alternative:
+    apple = bool(rx["vendor_apple"].search(text))
+    q.pc_alternative = bool(rx["pc_alternative"].search(text) or (apple and rx["pc_class"].search(text)))
+    if apple and not q.pc_alternative:
         q.vendor = "apple"  # "which Mac should I buy": the choice is among Macs
         if q.ram_gib and not (q.gpu_mentions or q.owns_hardware or q.min_vram_gib):
             q.min_vram_gib = q.ram_gib  # "a mac mini or similar with >= 192 GB RAM": on a Mac that is the GPU's memory

@@ -69,7 +69,8 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         other_layouts(run)
     elif req.precision:
         run.precision = resolve_precision(req.precision).name
-    no_gpu_asked = "cpu_only" in run.flags
+    # no GPU asked about, or the CPU's own ceiling computed (no GPU named, the RAM stated)
+    no_gpu_asked = "cpu_only" in run.flags or (run.gpu is None and run.offload is not None)
     if (run.arch is None or (run.gpu is None and not no_gpu_asked)) and req.symptom in SPEED_SYMPTOMS:
         run.warnings.append(note("diag_no_ceiling"))
     other = other_card(run)

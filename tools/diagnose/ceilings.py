@@ -78,6 +78,8 @@ def estimate_ceiling(run: Run) -> None:
             record_call(run, "estimate_offload", request)
         return
     fits = run.vram is not None and (run.vram.fit is None or run.vram.fit.fits)
+    if not fits and _mac_wired(run):
+        fits = True  # a Mac has no separate RAM to spill into: past the default GPU share it runs once the limit rises
     if not fits and req.mode == "inference" and req.symptom in SPEED_SYMPTOMS:
         request = offload_request(run, gpu=True)
         offload = estimate_offload(request)
@@ -99,6 +101,28 @@ def estimate_ceiling(run: Run) -> None:
     if req.num_gpus > 1 and vram_of(run, run.precision or "bf16", 1, gpu=req.gpu).fit.fits:  # type: ignore[union-attr]
         single = estimate_speed(SpeedRequest(**speed_args(run, req.gpu, 1)))
         run.values["single"] = single.training_tokens_per_s if training else single.decode_tokens_per_s
+
+
+# of a Mac's unified memory, what the GPU may wire once `iogpu.wired_limit_mb` is raised (macOS and apps keep the rest)
+_MAC_WIRED_MAX = 0.9
+
+
+def _mac_wired(run: Run) -> bool:
+    """A Mac (unified memory) whose job needs more than the GPU's default share but fits its memory: it runs from the
+    same memory once the wired limit is raised ("M3 Ultra 512GB 跑 R1 Q4 有 20 t/s"), not partly from a CPU's RAM."""
+    gpu, v = run.gpu, run.vram
+    if gpu is None or gpu.form_factor != "soc" or v is None or run.req.num_gpus != 1:
+        return False
+    if v.per_gpu_gib > _MAC_WIRED_MAX * gpu.vram_gib:
+        return False
+    usable = gpu.vram_gib * (gpu.gpu_memory_share or 1.0)
+    run.assumptions.append(
+        note("diag_mac_wired_limit", gpu=gpu.name, need=v.per_gpu_gib, usable=usable, total=gpu.vram_gib)
+    )
+    # the memory shown is the job's, not a verdict against the default share (which the raised limit replaces)
+    run.calculations = [c for c in run.calculations if c.tool != "estimate_vram"]
+    record_call(run, "estimate_vram", vram_request(run, run.precision or "bf16", run.req.num_gpus))
+    return True
 
 
 def _tight_fit(run: Run) -> None:

@@ -20,6 +20,7 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
     f.add("fit_unknown" if fits is None or run.vram is None else ("fits" if fits else "not_fits"))
     if run.offload is not None:
         f.add("moe_offload" if run.offload.strategy == "experts" else "layer_offload")
+        f |= {"cpu_only"} if run.gpu is None else set()  # no GPU named, the RAM stated: it all runs on the CPU
     f.add(req.mode)
     f |= int_quant_facts(run)
     if run.engine is None:
@@ -28,6 +29,7 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
             run.assumptions.append(note("diag_assumed_transformers", precision=run.precision))
     if req.num_gpus > 1 or req.symptom == "multi_gpu_slower":
         f.add("multi_gpu")
+    f |= {"oom_past_gpu0"} if req.oom_gpu else set()  # "out of memory (GPU 3; ...)": it already reached past GPU 0
     f |= _card_facts(run)
     f |= signal_facts(run)  # before the link: whether tensor parallel is in use
     f |= _link_facts(run, f)
@@ -98,6 +100,7 @@ def fill_values(run: Run, gap: float | None) -> None:
     req, v, gpu = run.req, run.values, run.gpu
     v.update(n=req.num_gpus, context=run.context, util=table()["vllm_gpu_memory_utilization"], batch=req.batch)
     v.update(measured=run.measured, ceiling=run.ceiling, gap=gap, measured_mem=req.measured_memory_gib)
+    v["think_s"] = table()["thinking_tokens"] / run.ceiling if run.ceiling else None  # a reasoning model's thinking
     if run.arch is not None:
         v.update(model=run.arch.name, active_b=round(run.arch.active_params / 1e9, 1), precision=run.precision)
     if gpu is not None:

@@ -97,8 +97,10 @@ def usable_gib(run: Run) -> float | None:
 
 
 def fit_options(run: Run) -> list[Note]:
-    """Ways to make a job that does not fit fit: a smaller format, more GPUs, a shorter context."""
-    if run.vram is None or run.vram.fit is None or run.vram.fit.fits or run.precision is None:
+    """Ways to make a job that does not fit fit: a smaller format, more GPUs, a shorter context. With no GPU named,
+    against the card's stated size ("GPU 0; 23.65 GiB total capacity" on two cards: 4-bit at 18 GiB each)."""
+    fits = run.vram.fit.fits if run.vram is not None and run.vram.fit is not None else run.values.get("card_fits")
+    if run.vram is None or fits is not False or run.precision is None:
         return []
     out: list[Note] = []
     bits = resolve_precision(run.precision).bits
@@ -110,12 +112,15 @@ def fit_options(run: Run) -> list[Note]:
         if resolve_precision(name).bits >= bits or (name == "fp8" and (cc is None or cc < 8.0)):
             continue  # FP8 weights run in vLLM from Ampere on (Marlin W8A16; native on Ada and Hopper)
         est = vram_of(run, name, run.req.num_gpus, gpu=run.req.gpu)
-        if est.fit is not None and est.fit.fits:
+        if _fits(run, est) and run.req.num_gpus > 1:  # "the other GPU is not used": the layout that uses both
+            out.append(note("diag_opt_format_split", precision=name, n=run.req.num_gpus, need=est.per_gpu_gib))
+            break
+        if _fits(run, est):
             out.append(note("diag_opt_format", precision=name, need=est.per_gpu_gib))
             break
     else:
         out += _offload_format(run, [f for f in formats if resolve_precision(f).bits < bits])
-    needed, need = run.vram.fit.gpus_needed, run.vram.fit.per_gpu_gib_needed
+    needed, need = (run.vram.fit.gpus_needed, run.vram.fit.per_gpu_gib_needed) if run.vram.fit else (None, None)
     if needed and needed > run.req.num_gpus and need is not None and needed <= 16:
         out.append(note("diag_opt_gpus", n=needed, need=need))
     if run.context > DEFAULT_CONTEXT:

@@ -72,6 +72,8 @@ def _prompt_facts(run: Run) -> set[str]:
         out.add("prefill_peak")  # only a prompt length the user stated: the default 4k is no evidence of a long one
     if re.search(table()["vision_model"], f"{arch.id} {arch.name} {arch.series or ''}", re.I):
         out.add("vision")
+    if re.search(table()["reasoning_model"], arch.id, re.I):
+        out.add("reasoning")  # it writes its thinking before every answer
     return out
 
 
