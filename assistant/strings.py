@@ -6,6 +6,7 @@ and fills in numbers, never writes prose itself (one code path, translated strin
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -50,13 +51,24 @@ def static_texts() -> list[str]:
     ]
 
 
+# Chinese counts a computer with 台 and a card with 张: the templates say "{n} 张 {gpu}", and a Mac's name (every
+# Apple entry in gpus.yaml starts "Apple ") is one machine ("一台 Mac Studio"), never "一张"
+_MAC_COUNTED = re.compile(r"(\d+\s?|[一两二三四五六七八])张(\s?Apple )")
+
+
+def measure_words(paragraph: str, lang: Language) -> str:
+    return _MAC_COUNTED.sub(r"\1台\2", paragraph) if lang == "zh" else paragraph
+
+
 class Writer:
     """Collects an answer's paragraphs in one language."""
 
-    def __init__(self, lang: Language, before: str = "") -> None:
+    def __init__(self, lang: Language, before: str = "", pretrain: bool = False) -> None:
         self.lang = lang
         self.lines: list[str] = []
         self.before = before  # the previous answer, on a follow-up: what it said is not said again
+        # a run from scratch: the calculators' "full" mode is named pretraining, never "full fine-tuning"
+        self.pretrain = pretrain
 
     def said_before(self, text: str) -> bool:
         return bool(self.before) and text in self.before
@@ -65,10 +77,12 @@ class Writer:
         return text(key, self.lang, **fields)
 
     def label(self, group: str, key: str) -> str:
+        if self.pretrain and key == "full" and group in ("method", "method_short"):
+            return label("method_pretrain", key, self.lang)
         return label(group, key, self.lang)
 
     def add(self, paragraph: str) -> None:
-        self.lines.append(paragraph)
+        self.lines.append(measure_words(paragraph, self.lang))
 
     def say(self, key: str, **fields: Any) -> None:
         self.add(self.t(key, **fields))

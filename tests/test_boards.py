@@ -74,3 +74,64 @@ def test_cli_calculators_size_the_board_per_gpu() -> None:
 
     out = CliRunner().invoke(app, ["fit", "--model", "qwen2.5-32b", "-g", "tesla-k80", "--precision", "q4_k_m"])
     assert out.exit_code == 0 and "2x NVIDIA Tesla K80 GPU (12 GB" in out.output.replace("\n", " ")
+
+
+def test_board_counts_and_names_pair_a_sized_result_with_the_card() -> None:
+    """A result on a board's GPUs is of the board as named: 4 GPUs of an M60 are 2 cards, an A16's 4 GPUs one."""
+    from tools.boards import boards_for, card_name, sized_on
+
+    assert boards_for("tesla-m60", 4) == 2 and boards_for("A16", 4) == 1 and boards_for("rtx-4090", 3) == 3
+    assert card_name(device_of("a16-per-gpu").name) == catalog()["a16"].name  # type: ignore[union-attr]
+    assert card_name("NVIDIA GeForce RTX 4090") == "NVIDIA GeForce RTX 4090"
+    assert sized_on("a16-per-gpu", 4, "a16", 1) and sized_on("tesla-k80-per-gpu", 4, "tesla-k80", 2)
+    assert not sized_on("a16-per-gpu", 4, "a16", 2) and sized_on("rtx-4090", 2, "rtx-4090", 2)
+    assert not sized_on("tesla-m60-per-gpu", 2, "tesla-k80", 1) and not sized_on(None, 1, "a16", 1)
+
+
+def _answer(q: str):  # the advisor's reply
+    from assistant.advisor import Advisor
+
+    return Advisor().ask("boards-" + q[:12], q)
+
+
+@pytest.mark.parametrize(
+    ("q", "boards", "cost"),
+    [
+        ("I can rent an A16 at $0.5/hour. How long and how much to QLoRA fine-tune Qwen2.5-7B on 50k samples?", 1, "$"),
+        ("租一张 A16 每小时 3 元，QLoRA 微调 Qwen2.5-7B，5 万条数据，要多久多少钱？", 1, "¥"),
+    ],
+)
+def test_job_on_a_board_is_rented_as_the_board(q: str, boards: int, cost: str) -> None:
+    """The training run is sized on the board's GPUs, rented as the boards named, and priced in the lead."""
+    f = _answer(q)
+    rents = [c for c in f.tool_calls if c.name == ToolName.RENT_PROVIDERS]
+    assert rents and all(c.args["num_gpus"] == boards for c in rents)
+    assert cost in f.answer.split("\n\n")[0]  # the job's cost leads
+
+
+@pytest.mark.parametrize(
+    "q", ["Can one A16 fine-tune Llama-3-8B?", "K80 能微调 Qwen2.5-7B 吗", "一张 A16 能不能微调 Qwen2.5-14B？"]
+)
+def test_methods_lead_on_a_board(q: str) -> None:
+    """'Fine-tune' with no method on a board: every method's verdict on the board's GPUs (methods_lead)."""
+    f = _answer(q)
+    assert ("QLoRA" in f.answer) and ("LoRA" in f.answer)
+    assert any(
+        w in f.answer
+        for w in ("full fine-tuning does not fit", "全参微调放不下", "全参微调放得下", "full fine-tuning fits")
+    )
+
+
+@pytest.mark.parametrize(
+    "q", ["Will Ollama run Qwen2.5-32B on an M60? I'm about to buy one", "准备买一张 M60 跑 Qwen2.5-32B，行吗"]
+)
+def test_buy_instead_after_a_board_that_does_not_hold_it(q: str) -> None:
+    f = _answer(q)
+    assert "buying for this model" in f.answer or "如果是为这个模型买卡" in f.answer
+
+
+def test_fit_line_says_its_memory_is_at_the_concurrency_it_names() -> None:
+    """One story: 5.7 GiB per GPU for one sequence (memory), 14.4 GiB with the KV cache of 35 (fit)."""
+    f = _answer("A16 能跑 Qwen2.5-32B-AWQ 吗")
+    line = next(x for x in f.answer.splitlines() if x.startswith("**能跑**"))
+    assert line.index("路并发") < line.index("每张占")

@@ -8,17 +8,15 @@ import itertools
 import time
 
 import pytest
+from asking import planned_turn
 from pydantic import ValidationError
 
-from assistant.capabilities.base import Outcome
 from assistant.capabilities.capacity import capacity_lines
-from assistant.grounding import check_grounding
 from assistant.language_check import check
-from assistant.planner.compose import compose
 from assistant.planner.plan import make_plan
 from assistant.scenario import Scenario
 from assistant.strings import Writer
-from assistant.toolset import ToolName, run_tool, tool_spec, typed_result
+from assistant.toolset import ToolName
 from assistant.understanding import parse
 from tools.capacity import CapacityRequest, CapacityResult, _cached, largest_model
 from tools.errors import AdvisorError
@@ -191,21 +189,7 @@ def test_the_answer_and_its_notes_read_in_one_language(req, lang):
 
 
 def _turn(question: str, previous: Scenario | None = None):
-    """Plan, run the calculators (not the guide search) and compose, as the offline planner does."""
-    parsed = parse(question)
-    plan = make_plan(parsed, previous or Scenario())
-    outcomes = []
-    for call in plan.calls:
-        if call.name == ToolName.SEARCH_GUIDES:
-            continue
-        spec = tool_spec(call.name)
-        assert spec is not None
-        done = run_tool(spec, call.args)
-        outcomes.append(Outcome(call=call, ok=done.ok, result=typed_result(call.name, done.result), error=done.error))
-    answer = compose(plan, parsed, outcomes).answer
-    grounding = check_grounding(answer, [o.result.model_dump() for o in outcomes if o.result], [], [question])
-    assert not grounding.untraceable, (grounding.untraceable, answer)
-    return plan, answer
+    return planned_turn(question, previous)
 
 
 def _largest_calls(plan) -> list[dict]:

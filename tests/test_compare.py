@@ -443,3 +443,17 @@ def test_chat_training_comparison_leads_with_the_pick_then_the_bottleneck() -> N
     assert args["focus"] == "training"
     first_two = answer.split("\n")[0]
     assert first_two.startswith("**结论：选") and "148" in first_two and "312" in first_two
+
+
+def test_a_named_count_bigger_than_the_job_needs_says_fewer_cards_hold_it() -> None:
+    # "是否比8张4090要好" for a 6B LoRA (~14.6 GiB): one 4090 holds it, the other seven buy speed only
+    w = VramRequest(model="chatglm3-6b", mode="lora", grad_checkpointing=True)
+    r = _compare(workload=w, gpus=["4090", "M2 Ultra 192GB"], counts={"4090": 8})
+    rtx = _row(r, "rtx-4090")
+    assert rtx.count == 8 and rtx.fit.gpus_needed == 1
+    assert _pick(r).gpu_id == "rtx-4090"  # CUDA first for training
+    held = [n for n in r.verdict.reasons if n.code == "fewer_cards_hold_it"]
+    assert held and held[0].params["count"] == 1
+    # a count the job needs is said as it is, with no such sentence
+    r = _compare(workload=VramRequest(model="llama-3.1-70b", precision="bf16"), gpus=["H100"], counts={"H100": 2})
+    assert all(n.code != "fewer_cards_hold_it" for n in r.verdict.reasons)

@@ -80,9 +80,9 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
 # The wild set (evals/wild/, issue 19): real questions from public threads. Its target is 85% overall and on the
 # held-aside quarter; until it is reached these floors are a ratchet at the last measured level (a fix may raise them,
 # no change to the product may lower them; only new, harder cases may, and then the note says so: round 8 added 84
-# real questions, 25 of which passed before any fix, 0.77 -> 0.76), and what must hold on every answer already holds:
-# one language, one story.
-WILD_FLOOR = 0.76
+# real questions, 25 of which passed before any fix; after rounds 8-9 the set of 413 is back at 0.78), and what must
+# hold on every answer already holds: one language, one story.
+WILD_FLOOR = 0.77
 WILD_HELD_OUT_FLOOR = 0.25
 
 

@@ -7,16 +7,13 @@ named in the comments), not copied from the tool's output.
 from __future__ import annotations
 
 import pytest
+from asking import planned_turn
 
-from assistant.capabilities.base import Outcome
 from assistant.capabilities.support import support_lines
-from assistant.grounding import check_grounding
 from assistant.language_check import check
-from assistant.planner.compose import compose
-from assistant.planner.plan import make_plan
 from assistant.scenario import Scenario
 from assistant.strings import Writer
-from assistant.toolset import ToolName, run_tool, tool_spec, typed_result
+from assistant.toolset import ToolName
 from assistant.understanding import parse
 from tools.errors import UnknownNameError
 from tools.notes import codes
@@ -397,21 +394,7 @@ def test_engine_or_feature_words_alone_do_not_make_a_support_question(text: str,
 
 
 def _turn(question: str, previous: Scenario | None = None):
-    """Plan, run the calculators (not the guide search) and compose, as the offline planner does."""
-    parsed = parse(question)
-    plan = make_plan(parsed, previous or Scenario())
-    outcomes = []
-    for call in plan.calls:
-        if call.name == ToolName.SEARCH_GUIDES:
-            continue
-        spec = tool_spec(call.name)
-        assert spec is not None
-        done = run_tool(spec, call.args)
-        outcomes.append(Outcome(call=call, ok=done.ok, result=typed_result(call.name, done.result), error=done.error))
-    answer = compose(plan, parsed, outcomes).answer
-    grounding = check_grounding(answer, [o.result.model_dump() for o in outcomes if o.result], [], [question])
-    assert not grounding.untraceable, (grounding.untraceable, answer)
-    return plan, answer
+    return planned_turn(question, previous)
 
 
 def _support_calls(plan) -> list[dict]:
@@ -484,3 +467,21 @@ def test_vllm_on_volta_names_the_quantized_formats_that_run() -> None:
     # vLLM's quantization table: GPTQ from Volta, AWQ and INT8 W8A8 from Turing
     assert "sup_vllm_volta_quant" in codes_of(support("vllm", "V100").instead)
     assert support("vllm", "V100", "gptq").verdict != "no" and support("vllm", "V100", "awq").verdict == "no"
+
+
+@pytest.mark.parametrize("gpu", ["RTX 5090", "RTX 5060 Ti", "B200"])
+def test_ollama_on_blackwell_names_the_r570_driver(gpu: str) -> None:
+    """Ollama's floor is driver 550, but no branch before R570 knows a Blackwell card (NVIDIA's driver tables)."""
+    r = support("ollama", gpu)
+    assert r.verdict == "yes" and "sup_driver_blackwell" in codes_of(r.why)
+    assert "sup_driver_blackwell" not in codes_of(support("ollama", "RTX 4090").why)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "target"), [("R9 380", "gfx802"), ("R9 285", "gfx802"), ("R7 260X", "gfx704"), ("HD 7790", "gfx704")]
+)
+def test_gcn_2_and_3_radeons_are_no_for_rocm(gpu: str, target: str) -> None:
+    """GCN 2-3 Radeons (LLVM targets gfx704, gfx802) were never on ROCm's list: no, Vulkan instead."""
+    r = support("rocm", gpu)
+    assert r.verdict == "no" and r.gfx_target == target
+    assert support("vulkan", gpu).verdict == "yes"

@@ -187,14 +187,15 @@ def min_chat_speed() -> float:
     return float(policy()["min_tokens_per_s_per_user"])
 
 
-def reference_cards() -> list[str]:
-    """Common cards by memory, smallest first: the card a job needs when the user named none."""
-    return list(policy()["reference_cards"])
+def reference_cards(market: str = "") -> list[str]:
+    """Common cards by memory, smallest first: the card a job needs when the user named none (in China the
+    cards that can be bought new there)."""
+    return list(policy()["reference_cards_cn" if market == "cn" else "reference_cards"])
 
 
-def reference_multi_card() -> str:
-    """The card a job too big for any one card is sized on (the data-center workhorse)."""
-    return str(policy()["reference_multi_card"])
+def reference_multi_card(market: str = "") -> str:
+    """The card a job too big for any one card is sized on (the data-center workhorse; H20 in China)."""
+    return str(policy()["reference_multi_card_cn" if market == "cn" else "reference_multi_card"])
 
 
 def brim_share() -> float:

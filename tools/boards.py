@@ -116,3 +116,40 @@ def expand_gpu(tool: str, gpu: str | None, num_gpus: int) -> tuple[str | None, i
     """`expand_board` for a caller holding the GPU and count apart (the CLI calculators): the same one rule."""
     args = expand_board(tool, {"gpu": gpu, "num_gpus": num_gpus}, {"gpu", "num_gpus"})
     return args["gpu"], args["num_gpus"]
+
+
+def boards_for(gpu: str, sized_count: int) -> int:
+    """The cards to rent or buy for a count a sizing result reports on `gpu` (the name the call was made with): 4
+    GPUs of an M60 are 2 M60 cards, never 4 (a board-level tool like rent_providers counts boards)."""
+    try:
+        board, _ = resolve_gpu(gpu)
+    except AdvisorError:
+        return sized_count
+    n = board.gpus_per_board
+    return sized_count if n <= 1 else max(1, -(-sized_count // n))
+
+
+def card_name(name: str) -> str:
+    """The board's name for one of its GPUs' names (a sizing result's `gpu`), so it pairs with a board-level result
+    (a rental of the card); any other name comes back unchanged."""
+    for device in _devices().values():
+        if device.name == name:
+            return catalog()[device.board_of or ""].name
+    return name
+
+
+def sized_on(result_gpu_id: str | None, result_count: int, gpu: str | None, count: int) -> bool:
+    """Whether a sizing result is of `count` x `gpu` (a catalog id) as the user named them: a board's result is of
+    its GPUs (an A16 named once comes back as 4 A16 GPUs), so a result matched on the board id alone never matches."""
+    if result_gpu_id is None or gpu is None:
+        return False
+    if result_gpu_id == gpu:
+        return result_count == count
+    device = device_of(result_gpu_id)
+    board = catalog().get(gpu)
+    return (
+        device is not None
+        and board is not None
+        and device.board_of == gpu
+        and result_count == count * board.gpus_per_board
+    )

@@ -295,12 +295,27 @@ def _way_specs(req: CapacityRequest, hw: _Hardware) -> list[_WaySpec]:
         specs = [_WaySpec("4bit", "inference", four), _WaySpec("8bit", "inference", eight)]
         specs.append(_WaySpec("16bit", "inference", sixteen))
         apple = hw.gpu is not None and hw.gpu.vendor == "apple"  # no bitsandbytes QLoRA on Apple silicon
-        return [*specs, _WaySpec("qlora", "qlora", "nf4_dq")] if req.with_finetune and not apple else specs
+        qlora = req.with_finetune and not apple and _qlora_runs(hw.gpu)
+        return [*specs, _WaySpec("qlora", "qlora", "nf4_dq")] if qlora else specs
     bases = {"full": sixteen, "lora": sixteen, "qlora": "nf4_dq"}
     if req.precision and req.mode in _TRAIN_MODES:
         _check_base(req.mode, req.precision)  # type: ignore[arg-type]  # a training mode, checked above
         bases[req.mode] = req.precision
     return [_WaySpec(m, m, bases[m]) for m in _TRAIN_MODES]
+
+
+def _qlora_runs(gpu: GpuSpec | None) -> bool:
+    """QLoRA trains through bitsandbytes on PyTorch: not offered on a card either refuses (knowledge/data/support.yaml:
+    a Kepler/Maxwell card for bitsandbytes, an RX 580 that no ROCm release supports)."""
+    if gpu is None:
+        return True
+    from tools.support import SupportRequest, check_support  # support resolves GPUs through this package's tables
+
+    engines = ["bitsandbytes", "rocm"] if gpu.vendor == "amd" else ["bitsandbytes"]
+    try:
+        return all(check_support(SupportRequest(engine=e, gpu=gpu.id)).verdict != "no" for e in engines)
+    except AdvisorError:
+        return True  # a card the support table cannot place: sized as before
 
 
 def _check_base(mode: TrainMode, precision: str) -> None:

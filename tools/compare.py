@@ -941,7 +941,13 @@ def _switch_gain(job: _Job, own: CompareRow, others: list[CompareRow]) -> Note |
 def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis, basis: Basis) -> list[Note]:
     p = rows[order[0]]
     nxt = rows[order[1]] if len(order) > 1 else None
-    firsts = (_near_tie(p, nxt, axis), _all_fit(rows, order, axis), _fit_reason(p), _budget_reason(job, p))
+    firsts = (
+        _fewer_hold_it(p),
+        _near_tie(p, nxt, axis),
+        _all_fit(rows, order, axis),
+        _fit_reason(p),
+        _budget_reason(job, p),
+    )
     out = [n for n in firsts if n]
     if job.req.owned and p.gpu_id in {resolve_gpu(name)[0].id for name in job.req.owned}:
         out.insert(0, note("cmp_pick_owned", gpu=p.gpu))  # "I have a 5090": keeping it is the first reason
@@ -970,6 +976,15 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     if (p.count or 1) > 1 and p.link_kind in ("nvlink", "infinity_fabric", "ethernet"):
         out.append(note(f"cmp_link_{p.link_kind}", count=p.count, gbs=p.link_gbs or 0))
     return [n for n in out if n]
+
+
+def _fewer_hold_it(p: CompareRow) -> Note | None:
+    """The pick is the count the user named ("8张4090"), but fewer of those cards already hold the job: say so first
+    (the same sentence recommend_gpus uses), the extra cards buy speed, not the ability to run it."""
+    needed = p.fit.gpus_needed if p.fit is not None else None
+    if not (p.count_asked and needed and needed < p.count_asked):
+        return None
+    return note("fewer_cards_hold_it", count=needed, gpu=p.gpu, asked=p.count_asked)
 
 
 def _prompt_gap(r: CompareRow, p: CompareRow) -> Note | None:

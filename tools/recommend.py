@@ -329,13 +329,13 @@ def _with_card(ctx: _Context, w: VramRequest, need: Need) -> Need:
     ("bf16 133 GiB: 2 x H100"), whatever the buyer's own candidates are (advice.yaml reference_cards)."""
     headroom = headroom_for(engine_for(w.engine, w.mode, resolve_precision(need.precision).kind))
     fp8 = need.precision.startswith("fp8")
-    for card_id in advice.reference_cards():
+    for card_id in advice.reference_cards(ctx.market):
         card = catalog()[card_id]
         if fp8 and not (card.fp8_tflops or card.fp8_fp32acc_tflops):
             continue  # FP8 weights need FP8 tensor cores (Ada, Hopper, Blackwell): not an A100
         if need.gib <= usable_gib(card, headroom) + 1e-9:
             return need.model_copy(update={"card": card.name, "cards": 1})
-    big = catalog()[advice.reference_multi_card()]
+    big = catalog()[advice.reference_multi_card(ctx.market)]
     memory = _memory_by_count(w, tuple(n for n in COUNTS if 1 < n <= MAX_GPUS))
     n = next((n for n, gib in sorted(memory.items()) if gib <= usable_gib(big, headroom) + 1e-9), None)
     return need.model_copy(update={"card": big.name, "cards": n}) if n else need

@@ -12,6 +12,7 @@ from assistant.capabilities.workload import vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.advice import pc_reference_gpu
+from tools.boards import sized_on
 from tools.vram import VramResult
 
 
@@ -34,7 +35,12 @@ class BuyInstead(Capability):
     def render(self, w: Writer, turn: Turn) -> None:
         s = turn.plan.scenario
         count = s.num_gpus or 1  # on the cards as named: "2 of them would" is this line's job, not a verdict
-        theirs = [r for _, r in turn.results(VramResult) if r.fit and r.fit.gpu_id == s.gpu and r.fit.num_gpus == count]
+        asked = {r.model for r in turn.own(self.intent, VramResult)}  # a smaller model tried on theirs is no verdict
+        theirs = [
+            r
+            for _, r in turn.results(VramResult)
+            if r.fit and r.model in asked and sized_on(r.fit.gpu_id, r.fit.num_gpus, s.gpu, count)
+        ]
         if not theirs or any(r.fit is not None and r.fit.fits for r in theirs):
             return
         for r in turn.own(self.intent, VramResult):

@@ -73,6 +73,8 @@ def hardware(w: Writer, r: CapacityResult, counted: bool = False) -> str:
         return w.t("capacity_hw_size_one" if one else "capacity_hw_size", n=r.num_gpus, gib=r.capacity_gib)
     if r.num_gpus >= 2 and not counted:  # "双卡A4000": the pool the cards add up to is the first thing an owner weighs
         return w.t("capacity_hw_pool", n=r.num_gpus, gpu=r.gpu, total=r.total_gib or r.num_gpus * r.capacity_gib)
+    if (r.gpu_id or "").startswith("apple-"):  # a Mac is one machine ("一台"), never "一张" like a card
+        return w.t("capacity_hw_one_machine" if one else "capacity_hw_machines", n=r.num_gpus, gpu=r.gpu)
     return w.t("capacity_hw_one" if one else "capacity_hw", n=r.num_gpus, gpu=r.gpu)
 
 

@@ -300,6 +300,8 @@ def ways_lines(w: Writer, turn: Turn) -> None:
         if r.fit is None or i in turn.shown:
             continue
         turn.shown.add(i)
+        if adapts_pretraining(turn, first, r):
+            continue
         bigger = r.fit.gpu_id == _BIG_CARD and asked.gpu != _BIG_CARD
         other_model = bool(asked.model) and _registry_id(asked.model) != _registry_id(r.model)
         if bigger and first is not None and r.mode != first.mode:  # a 72B LoRA needs two 80 GB cards: its QLoRA one
@@ -334,6 +336,12 @@ def ways_lines(w: Writer, turn: Turn) -> None:
         if i not in turn.shown and o.strategy != "gpu_only":
             turn.shown.add(i)
             offload_lines(w, o, lead_key="offload_way")
+
+
+def adapts_pretraining(turn: Turn, first: VramResult | None, way: VramResult) -> bool:
+    """A LoRA / QLoRA way offered for a run from scratch: adapters tune an existing model and train no new one, so
+    they are no way to pretrain (pretrain_ways says what is)."""
+    return turn.parsed.pretrain and first is not None and first.mode == "full" and way.mode != "full"
 
 
 def capacity_fits(r: VramResult, capacity_gib: float, engine: str | None = None) -> bool:

@@ -17,6 +17,7 @@ from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools import advice
+from tools.capacity import CapacityResult
 from tools.compare import CompareResult, CompareRow
 from tools.notes import Note, money, note
 from tools.prices import tco_defaults
@@ -72,8 +73,26 @@ def compare_args(ctx: PlanContext, names: list[str], methods: list[str], precisi
         args["precisions"] = precisions
     if parsed.focus and not (methods or precisions):
         args["focus"] = parsed.focus  # the job's bottleneck leads: prompt processing, training, serving
+    elif parsed.adds_to_owned and not ctx.has_model and not (methods or precisions):
+        args |= _joining(parsed.owned_gpu, names, s.preference)
     _method_open(ctx, args, names, counts, methods)
     return args | _money_args(ctx)
+
+
+def _joining(owned: str | None, names: list[str], preference: str | None) -> dict[str, Any]:
+    """Cards to add to one kept, no job named: the pair pools its memory either way, and every token passes through
+    both cards, so a card slower than the one kept drags down what the user runs today. Bandwidth decides; when at
+    most one option keeps the pace, the fastest is the pick (value per money would pick the card that drags)."""
+    from tools.catalog import catalog
+
+    cards = catalog()
+    if owned not in cards:
+        return {}
+    keeps = [g for g in names if g in cards and cards[g].bandwidth_gbs >= cards[owned].bandwidth_gbs]
+    out: dict[str, Any] = {"focus": "decode"}
+    if len(keeps) <= 1 and not preference:
+        out["preference"] = "fastest"
+    return out
 
 
 def _method_open(
@@ -298,11 +317,21 @@ def _caveats(w: Writer, r: CompareResult) -> list[str]:
     return out
 
 
-def compare_lines(w: Writer, r: CompareResult, capacity: bool = False, why: bool = False) -> None:
+def compare_lines(
+    w: Writer,
+    r: CompareResult,
+    capacity: bool = False,
+    why: bool = False,
+    joins: str | None = None,
+    pooled: list[CapacityResult] | None = None,
+) -> None:
     """The verdict and how the others differ, the table, then what to know and the assumptions (`capacity`: the
     capacity part lists each option's largest models, so they are not listed here too; `why`: the question is why
-    the cards differ, or names the bottleneck, so that comparison comes right after the pick)."""
+    the cards differ, or names the bottleneck, so that comparison comes right after the pick; `joins`: the card the
+    user keeps, which every option is added to)."""
     _verdict(w, r, capacity, why)
+    if joins:
+        _pairs(w, r, joins, pooled or [])
     if r.axis == "cards":
         _cards_table(w, r)
     else:
@@ -310,6 +339,72 @@ def compare_lines(w: Writer, r: CompareResult, capacity: bool = False, why: bool
     w.bullets("compare_caveats_head", _caveats(w, r), limit=_MAX_NOTES)
     w.bullets("warnings_head", [n.render(w.lang) for n in r.warnings], limit=3)
     w.bullets("assumptions_head", [n.render(w.lang) for n in r.assumptions], limit=_MAX_NOTES)
+
+
+def _one_machine(ctx: PlanContext, intent: str, names: list[str], ways: bool) -> bool:
+    """ "would a 4090 and 5090 together work?": one machine's cards, pooled, not options to weigh; the fit (a model
+    named) or the capacity capability answers for the pair. True when handed over."""
+    parsed = ctx.parsed
+    if not parsed.gpus_together or parsed.gpus_alternative or len(set(names)) < 2 or ways:
+        return False
+    to = "fit" if ctx.has_model else "capacity"
+    if to in ctx.intents:
+        ctx.intents = [i for i in ctx.intents if i != intent]
+    else:
+        ctx.hand_over(intent, to)
+    return True
+
+
+def _add_pairs(ctx: PlanContext, intent: str, owned: str, names: list[str]) -> None:
+    """largest_model for the owned card paired with each card to add: two cards of their mean memory stand for the
+    pair, as llama.cpp's layer split pools them (the capacity capability sizes mixed cards the same way)."""
+    from tools.catalog import catalog
+
+    cards = catalog()
+    if owned not in cards:
+        return
+    mine = cards[owned].vram_gib
+    for g in names:
+        if g in cards and g != owned:
+            pair = {"vram_gib": round((mine + cards[g].vram_gib) / 2, 4), "num_gpus": 2, "mode": "inference"}
+            ctx.add(intent, ToolName.LARGEST_MODEL, **pair)
+
+
+def _pairs(w: Writer, r: CompareResult, owned: str, pooled: list[CapacityResult]) -> None:
+    """ "I have a 3090; add a 5060 Ti or a 5090?": what each card to add makes with the one kept. Different cards
+    pool their memory under llama.cpp's layer split; each token passes through both, so the slower sets the pace."""
+    from assistant.capabilities.capacity import way_label
+    from tools.catalog import catalog
+
+    cards = catalog()
+    if owned not in cards:
+        return
+    mine = cards[owned]
+    by_total = {round(p.total_gib or 0): p for p in pooled}
+    order = sorted(r.rows, key=lambda row: row.gpu_id != r.verdict.gpu_id)  # the pick first
+    pairs = []
+    for gpu_id in dict.fromkeys(row.gpu_id for row in order):
+        if gpu_id not in cards or gpu_id == owned:
+            continue
+        card = cards[gpu_id]
+        pair = by_total.get(round(card.vram_gib + mine.vram_gib))
+        way = next((x for x in pair.ways if x.mode == "inference" and x.max_params_b), None) if pair else None
+        if pair is None or way is None:
+            continue
+        slow = min((card, mine), key=lambda g: g.bandwidth_gbs)
+        pairs.append(
+            w.t(
+                "compare_adds_pair",
+                gpu=_name(gpu_id),
+                total=pair.total_gib,
+                size=way.max_params_b,
+                way=way_label(w, way).strip(),
+                slow=_name(slow.id),
+                gbs=slow.bandwidth_gbs,
+            )
+        )
+    if pairs:
+        w.say("compare_adds_pool", owned=_name(owned), pairs=("；" if w.lang == "zh" else "; ").join(pairs))
 
 
 class Compare(Capability):
@@ -361,6 +456,10 @@ class Compare(Capability):
         if (methods or precisions or not names) and not ctx.has_model:
             ctx.need("need_model")
             return
+        if parsed.adds_to_owned and parsed.owned_gpu in names:
+            names = [g for g in names if g != parsed.owned_gpu]  # the options are the cards to add, not the kept one
+        if _one_machine(ctx, self.intent, names, bool(methods or precisions)):
+            return
         names = _first_counted(names, parsed.gpu_counts)
         if len(names) > MAX_GPUS:
             ctx.notes.append(note("cmp_left_out", gpus=[note("cmp_gpu_name", gpu=_name(g)) for g in names[MAX_GPUS:]]))
@@ -374,6 +473,8 @@ class Compare(Capability):
             methods, precisions = methods[:2], precisions[:2]  # at most 8 options in one table
         _fold(ctx, cards=len(names) > 1 and not (methods or precisions))
         ctx.add(self.intent, ToolName.COMPARE_GPUS, **compare_args(ctx, names, methods, precisions))
+        if parsed.adds_to_owned and parsed.owned_gpu and not (methods or precisions):
+            _add_pairs(ctx, self.intent, parsed.owned_gpu, names)  # what each card to add runs with the one kept
         if parsed.claims or parsed.asks:  # "4090 没有 NVLink 吧，和 A6000 比呢": the card facts answer the claim
             ctx.add(self.intent, ToolName.GPU_SPECS, names=names)
 
@@ -381,7 +482,9 @@ class Compare(Capability):
         for r in turn.own(self.intent, CompareResult):
             p = turn.parsed
             why = bool(p.focus or p.symptom or "concept" in p.intents)
-            compare_lines(w, r, capacity="capacity" in turn.plan.intents, why=why)
+            joins = p.owned_gpu if p.adds_to_owned else None
+            pooled = turn.own(self.intent, CapacityResult)
+            compare_lines(w, r, capacity="capacity" in turn.plan.intents, why=why, joins=joins, pooled=pooled)
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         if isinstance(args.get("workload"), dict):  # the workload is the memory capability's to record

@@ -15,6 +15,7 @@ from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall, Tu
 from assistant.capabilities.workload import speed_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.boards import boards_for, card_name
 from tools.notes import money, note, render_all
 from tools.rent import RentResult
 from tools.speed import SpeedResult
@@ -90,7 +91,7 @@ def job_speeds(turn: Turn, owner: str) -> list[SpeedResult]:
     found: dict[str, SpeedResult] = {}
     for o in mine:
         r = o.result
-        if isinstance(r, SpeedResult) and r.gpu in priced and r.gpu not in found:
+        if isinstance(r, SpeedResult) and card_name(r.gpu) in priced and r.gpu not in found:
             found[r.gpu] = r  # one run per card: the owner's own call first, a shared one else
     return list(found.values())
 
@@ -109,7 +110,7 @@ def job_calls(plan: Plan, outcomes: list[Outcome], owner: str) -> list[ToolCall]
         seen.add(o.call.args["gpu"])
         args: dict[str, Any] = {
             "gpu": o.call.args["gpu"],
-            "num_gpus": r.num_gpus,
+            "num_gpus": boards_for(o.call.args["gpu"], r.num_gpus),  # a board's GPUs were sized: rent the boards
             "currency": s.currency or "USD",
             "hours": round(r.time_to_train_hours, 2),
             "limit": 3,
@@ -127,7 +128,7 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
     s = turn.plan.scenario
     rents = {r.gpu: r for r in turn.own(owner, RentResult)}
     for speed in job_speeds(turn, owner):
-        rent = rents.get(speed.gpu)
+        rent = rents.get(card_name(speed.gpu))  # a multi-GPU board is sized per GPU, rented as the board
         first = rent.offers[0] if rent and rent.offers else None
         if not speed.time_to_train_hours or first is None or first.job_cost is None or rent is None:
             continue

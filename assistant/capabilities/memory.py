@@ -105,6 +105,33 @@ def verdict(
             # "20G 够吗" for 19.3 GiB: inside the card, not inside the margin a run needs; tight, and how to get room
             key = "tight_capacity_training"
         w.say(key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine), need=r.per_gpu_gib)
+    _pretrain_ways(w, r, capacity_gib)
+
+
+# mixed-precision AdamW from scratch: 16 bytes per parameter of weights, gradients and states, plus ~2 of activations
+_PRETRAIN_BYTES_PER_PARAM = 18
+
+
+def _pretrain_ways(w: Writer, r: VramResult, capacity_gib: float | None) -> None:
+    """A run from scratch that does not fit one card: what shrinks it is the optimizer, not adapters (LoRA trains no
+    new model): GaLore (its paper pretrains a 7B on one 24 GB card), an 8-bit optimizer, offload, or a smaller
+    model of the size the card holds as is."""
+    if not w.pretrain or r.mode != "full":
+        return
+    if r.fit is not None:
+        if r.fit.fits or r.fit.num_gpus != 1:
+            return
+        usable_gib = r.fit.usable_gib_per_gpu
+    elif capacity_gib:
+        headroom = headroom_for(engine_for(None, r.mode, resolve_precision(r.precision).kind))
+        if fits_capacity(r.per_gpu_gib, capacity_gib, headroom):
+            return
+        usable_gib = capacity_gib * (1 - headroom)
+    else:
+        return
+    opt, grads = (r.per_gpu_breakdown_gib.get(k, 0.0) for k in ("optimizer", "gradients"))
+    small = max(0.1, int(usable_gib * 2**30 / _PRETRAIN_BYTES_PER_PARAM / 1e8) / 10)
+    w.say("pretrain_ways", opt=opt, grads=grads, need=r.per_gpu_gib, small=small)
 
 
 def sharded_only(r: VramResult) -> float | None:
@@ -283,6 +310,8 @@ def fitting_way(turn: Turn, first: VramResult) -> tuple[int, VramResult] | None:
         if r.fit is None or not r.fit.fits or first.fit is None:
             continue
         if r.fit.gpu_id == first.fit.gpu_id and r.num_gpus <= first.num_gpus and r.model == first.model:
+            if turn.parsed.pretrain and first.mode == "full" and r.mode != "full":
+                continue  # LoRA trains no model from scratch: no "yes, with LoRA" for a pretraining run
             return i, r
     return None
 

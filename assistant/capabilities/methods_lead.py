@@ -18,6 +18,7 @@ from assistant.capabilities.memory import stated_hardware
 from assistant.capabilities.workload import vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from tools.boards import sized_on
 from tools.precision import resolve_precision
 from tools.sizing import engine_for, fits_capacity, headroom_for
 from tools.vram import VramResult
@@ -96,7 +97,7 @@ def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
         if turn.outcomes[i].call.owner not in _ROW_OWNERS:
             continue
         if s.gpu:
-            ok = r.fit is not None and r.fit.gpu_id == s.gpu and r.num_gpus == (s.num_gpus or 1)
+            ok = r.fit is not None and sized_on(r.fit.gpu_id, r.num_gpus, s.gpu, s.num_gpus or 1)
         else:
             ok = r.num_gpus == 1 and (bool(capacity) or r.fit is not None)
         if ok:

@@ -215,6 +215,22 @@ def supported_before_purchase(turn: Turn) -> bool:
     return bool(results) and bought and all(r.verdict == "yes" for r in results)
 
 
+# each vendor's own GPU platform: "Metal on an M2 Max" is a given, not a question about the card
+_NATIVE = {"apple": {"metal", "mlx"}, "nvidia": {"cuda"}, "amd": {"rocm"}}
+
+
+def _supported_beside_comparison(turn: Turn) -> bool:
+    """ "An M2 Max with 96GB ... MPS ... in the same ballpark as Nvidia cards?": the cards were weighed, and the only
+    support checked is each card's own platform (Metal on a Mac), which it runs: the comparison is the question,
+    the yes backs it and follows. An engine or feature in doubt ("does the V100 do flash-attention?") still leads."""
+    from tools.compare import CompareResult
+
+    results = turn.own(Support.intent, SupportResult)
+    weighed = any(r.verdict.pick is not None for r in turn.own("compare", CompareResult))
+    native = all(r.verdict == "yes" and r.engine in _NATIVE.get(r.vendor, set()) for r in results)
+    return bool(results) and weighed and native
+
+
 def supported_line(w: Writer, turn: Turn) -> None:
     """ "Yes: vLLM, llama.cpp and Ollama all run on the GeForce RTX 40 series (compute capability 8.9)." """
     results = turn.own(Support.intent, SupportResult)
@@ -283,7 +299,7 @@ class Support(Capability):
         """First when support is the question asked; beside another question ("MI300X or H100? How mature is
         ROCm?") it follows that answer, with the card facts. "Does it support RTX 40? Should I buy one?" with every
         verdict yes: the purchase leads with a one-line yes (recommend.py), the sources follow it."""
-        if supported_before_purchase(turn):
+        if supported_before_purchase(turn) or _supported_beside_comparison(turn):
             return 2
         from assistant.capabilities.blocked import refusing_support, sizes_a_model
 

@@ -29,10 +29,21 @@ def quick_replies(plan: Plan, lang: str) -> list[str]:
     return [reply for key in plan.quick_replies for reply in groups[key][lang]]
 
 
+def _tool_errors(w: Writer, outcomes: list[Outcome]) -> None:
+    """Each calculator that failed, said in the reader's language: the tools' messages are English, quoted only to
+    an English reader; another language names the part that failed (catalog.yaml tool_label)."""
+    for o in outcomes:
+        if not o.ok and o.call.name != ToolName.SEARCH_GUIDES:  # the guides say their own failure
+            if w.lang == "en":
+                w.say("tool_error", tool=o.call.name, error=o.error)
+            else:
+                w.say("tool_error_localized", tool=w.label("tool_label", o.call.name))
+
+
 def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: str = "") -> Composed:
     """The answer: notes on defaults, each capability's part in reading order, then the sources. `before`:
     the previous answer when this is a follow-up, so what did not change is not repeated."""
-    w = Writer(parsed.language, before=before if parsed.is_followup else "")
+    w = Writer(parsed.language, before=before if parsed.is_followup else "", pretrain=parsed.pretrain)
     if parsed.injection:
         w.say("injection")
     replies = quick_replies(plan, parsed.language)
@@ -44,9 +55,7 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: st
         talk = [i for i in plan.intents if i in ("help", "out_of_scope")] or ["help"]
         capability("out_of_scope" if "out_of_scope" in talk else "help").render(w, turn)
         return Composed(answer=w.text(), citations=[])
-    for o in outcomes:
-        if not o.ok and o.call.name != ToolName.SEARCH_GUIDES:  # the guides say their own failure
-            w.say("tool_error", tool=o.call.name, error=o.error)
+    _tool_errors(w, outcomes)
     noted = False
     for cap in _reading_order(turn):
         before_render = len(w.lines)

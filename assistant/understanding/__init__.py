@@ -20,6 +20,8 @@ import unicodedata
 from typing import Any
 
 from assistant.language import detect_language
+from assistant.understanding.add_card import _adds_card
+from assistant.understanding.board_gpus import _general_count_of_board
 from assistant.understanding.card_counts import _card_counts
 from assistant.understanding.ceiling import _size_ceiling
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
@@ -27,7 +29,7 @@ from assistant.understanding.dataset import _dataset
 from assistant.understanding.engine import _engine
 from assistant.understanding.focus import _focus
 from assistant.understanding.free_compute import _free_compute
-from assistant.understanding.hardware import _catalog_vram, _general_count, _gpus, _min_vram, _stated_capacity
+from assistant.understanding.hardware import _catalog_vram, _gpus, _min_vram, _stated_capacity
 from assistant.understanding.intents import _intents, _is_followup
 from assistant.understanding.laptop import _laptop_card
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
@@ -156,7 +158,7 @@ def _parse(text: Any) -> ParsedQuery:
         _catalog_vram,
         _mac_memory_no_floor,  # "M2 Max w/ up to 96GB unified memory": the Mac's memory, no floor for a listing
         _money,
-        _general_count,
+        _general_count_of_board,  # "我有块 M60，怎么把两个GPU都用上": the board's own GPUs, not two boards
         _bare_k_context,
     ):
         step(st)
@@ -184,6 +186,7 @@ def _parse(text: Any) -> ParsedQuery:
     _mac_studio_config(st)  # "Mac Studio 能跑满血 R1 吗": the configuration that holds the model
     _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)
+    _adds_card(st)  # "I have a 3090; add a 5060 Ti or a 5090?": the others join the owned card
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
     _drop_feature_precision(st)
     _precisions_mentioned(st)

@@ -22,6 +22,14 @@ _AND = re.compile(r"^[^,，;；。.?？!！]{0,12}?(?:\band\b|和|与|跟|以及
 # "我这还有一个5090D， A5000， 还有个2080TI": owned cards listed with commas and "还有" (also one machine's cards)
 _LIST = re.compile(r"^\s*[,，、]\s*(?:还有|另外还?有|以及|and|plus)\s*(?:一?[个张块]|an?\b|one\b)?\s*$", re.I)
 _CLAUSE_BEFORE = re.compile(r"[^;；。.?？!！\n]{0,40}$")
+# "would a 4090 and 5090 together work?", "4090 和 5090 一起用", "3090 和 4060Ti 混用": two cards joined by "and"
+# and then said to run together: one machine's cards, whoever owns them
+_THEN_TOGETHER = re.compile(
+    r"^\s*(?:cards?|gpus?|显卡|卡)?\s*(?:(?:work|run|be used|used|be mixed|mixed)\s+)?"
+    r"(?:能不能|能否|能|可以|可不可以)?\s*(?:together|at the same time|in (?:one|the same) (?:machine|box|pc|rig)|"
+    r"一起|混用|混插|混搭|同时用|组双卡)",
+    re.I,
+)
 
 
 @cache
@@ -50,6 +58,8 @@ def together(view: str, known: list[_GpuSpan]) -> bool:
         owned = clause is not None and _owns_word().search(clause.group(0)) is not None
         joined = _AND.match(view[a.end : b.start]) or _LIST.match(view[a.end : b.start])
         if a.value != b.value and owned and joined:
+            return True
+        if a.value != b.value and _AND.match(view[a.end : b.start]) and _THEN_TOGETHER.match(view[b.end :]):
             return True
     return False
 

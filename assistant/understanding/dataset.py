@@ -39,7 +39,11 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     sample_count = rf"(?P<v>{num})\s*{scale}?\s*\+?\s*(?:{d['sample_words']})"
     return {
         "samples": _c(sample_count),
-        "samples_lead": _c(rf"(?:{d['sample_lead']})(?P<v>{num})\s*{scale}?(?![\d.])(?!\s*(?:{tok}|GB|G\b|MB|TB|%))"),
+        # "数据100B tokens": a token count with its own unit is no sample count ("数据 100" then "B tokens")
+        "samples_lead": _c(
+            rf"(?:{d['sample_lead']})(?P<v>{num})\s*{scale}?(?![\d.])"
+            rf"(?!\s*(?:(?:k|m|b|t|million|billion|trillion|万|亿)\s*(?:个|的)?\s*)?(?:{tok}|GB|G\b|MB|TB|%))"
+        ),
         "per_sample": _c(
             rf"(?:{d['per_sample_before']})\s*{per}(?P<a>{_NUM})\s*(?:-|–|~|to|到)?\s*(?P<b>{_NUM})?\s*"
             rf"(?P<u>hundred|thousand|k|百|千)?\s*{tok}"
@@ -49,7 +53,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         ),
         "tokens": _c(
             # "10B tokens", "10B个token", "10B是指token的数量吗": the count, its unit, then the token word
-            rf"(?P<v>{_NUM})\s*(?P<u>k|m|b|million|billion|万|亿)\s*(?:个|的|是指|指的是)?\s*(?:{tok})(?![a-z])(?!\s*(?:/|每|per\b|an?\s+(?:day|month|week|hour)))"
+            rf"(?P<v>{_NUM})\s*(?P<u>k|m|b|t|million|billion|trillion|万亿|万|亿)\s*(?:个|的|是指|指的是)?\s*(?:{tok})(?![a-z])(?!\s*(?:/|每|per\b|an?\s+(?:day|month|week|hour)))"
             rf"(?!\s*(?:的\s*)?(?:{_CONTEXT_WORDS}))"
         ),
         "epochs": _c(d["epochs"]),

@@ -132,10 +132,12 @@ def _models(st: _State) -> None:
                     q.precision = hit.precision
                     st.precisions_found.add(hit.precision)
                     st.precision_order.append(hit.precision)
-        elif q.unknown_model is None:
-            q.unknown_model = span
-            q.model_suggestions = list(hit.suggestions)
-            q.model_mention = q.model_mention or span
+        else:
+            st.unknown_spans.append(span)
+            if q.unknown_model is None:
+                q.unknown_model = span
+                q.model_suggestions = list(hit.suggestions)
+                q.model_mention = q.model_mention or span
     q.models_mentioned = _without_glued(list(dict.fromkeys(names)))
     _series_word_settled(q)
     _base_of_finetune(st, sorted(mentions), hits)
@@ -258,6 +260,8 @@ def _family_with_size(st: _State) -> None:
     70b"): together they name one model."""
     q = st.q
     _sized_variant(st)
+    _tag_other_sizes(st)
+    _families_side_by_side(st)
     family = q.unknown_model or st.family_hint
     if family and not q.model and len(q.sizes_mentioned) >= 2 and _lex().intent_rx["capacity"].search(st.t.text):
         return  # "最多能部署哪个 Qwen（如 14B、32B、72B）": the sizes are the options, the family is the question
@@ -274,6 +278,45 @@ def _family_with_size(st: _State) -> None:
             other = _resolve_model_name(f"{family} {size:g}b")
             if other.model and other.how in ("registry", "ollama") and other.model not in q.models_mentioned:
                 q.models_mentioned.append(other.model)
+
+
+def _families_side_by_side(st: _State) -> None:
+    """Two or more bare families and no size ("llama and qwen", "qwen和llama哪个"): each family at its common default
+    size, as the planner sizes a lone one (its Ollama library's default tag, else the first of its common sizes),
+    each sized side by side."""
+    from tools.model_match import family_models, library_default
+
+    q = st.q
+    if q.model or q.params_b is not None or q.sizes_mentioned:
+        return
+    bare = {f: span for span in st.unknown_spans if (f := _bare_family(span))}
+    families = list(bare)
+    defaults = [library_default(bare[f]) for f in families]
+    picks = [d.id if d else (family_models(f) or [None])[0] for f, d in zip(families, defaults, strict=True)]
+    picks = [p for p in picks if p]
+    if len(families) < 2 or len(picks) != len(families):
+        return
+    q.model, q.model_how, q.models_mentioned = picks[0], "read_as", picks
+    q.unknown_model, q.model_family, q.model_suggestions = None, None, []
+
+
+def _tag_other_sizes(st: _State) -> None:
+    """An Ollama tag and a bare size elsewhere ("deepseek-r1:8b 跑得慢，70b的模型能跑吗"): the size is the same
+    library's other tag (deepseek-r1:70b), another model to size beside the one run."""
+    q = st.q
+    if q.model_how != "ollama" or not q.model_mention or ":" not in q.model_mention:
+        return
+    library = q.model_mention.split(":")[0].strip()
+    for m in _lex().params[0][0].finditer(st.t.view):
+        size = _number(m.group("v"))
+        if not size or not st.t.is_free(m.start(), m.end()):
+            continue
+        hit = _resolve_model_name(f"{library}:{size:g}b")
+        if hit.how != "ollama":  # "deepseek:8b" is no library of its own: the family's model of that size
+            hit = _resolve_model_name(f"{library} {size:g}b")
+        if hit.how in ("ollama", "registry", "read_as") and hit.model and hit.model not in q.models_mentioned:
+            q.models_mentioned.append(hit.model)
+            st.t.take(m.start(), m.end())
 
 
 def _sized_variant(st: _State) -> None:

@@ -120,9 +120,7 @@ class ParsedQuery(BaseModel):
     )
     interruptible: bool = Field(default=False, description="Jobs survive a restart ('restartable', '断点续训'): spot")
     image_generation: bool = Field(default=False, description="Also Stable Diffusion / Flux ('偶尔玩 SD')")
-    serving: bool = Field(
-        default=False, description="Serving other people ('serve', '部署给 50 人'), not one's own chat"
-    )
+    serving: bool = Field(default=False, description="Serving other people ('serve', '部署给 50 人'), not one's own")
     cloud_excluded: bool = Field(default=False, description="Renting ruled out in so many words ('不用云', 'no cloud')")
     preference: Literal["cheapest", "fastest", "balanced"] | None = None
     require_nvlink: bool | None = Field(default=None, description="None: not said; True: wanted; False: not wanted")
@@ -214,6 +212,7 @@ class ParsedQuery(BaseModel):
         description="The GPUs named are the user's own ('我只有一张 3090', 'I have 8x A10G'): size on exactly them",
     )
     owned_gpu: str | None = Field(default=None, description="Of different cards named, the one said to be owned")
+    adds_to_owned: bool = Field(default=False, description="The other cards named are to join the owned one")
     ram_gib: float | None = Field(default=None, description="System RAM stated ('64G 内存', '32GB RAM', '256GD4')")
     ram_mentions: list[float] = Field(default_factory=list, description="Every RAM size named, in order")
     ram_type: str | None = Field(default=None, description="'ddr4', 'ddr5-6000' (system_memory.yaml memory types)")

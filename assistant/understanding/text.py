@@ -72,6 +72,7 @@ class _State:
     money_currency: str | None = None
     how_many_gpus: int | None = None  # where "how many H100s" / "需要几张" is
     family_hint: str | None = None  # a family named without a size ("the code llama models"), for a bare size
+    unknown_spans: list[str] = field(default_factory=list)  # every name no model resolved ("llama and qwen")
     repo_only_subjects: set[str] = field(default_factory=set)  # software named only in the thread's repository
 
 

@@ -48,6 +48,9 @@ def _precision(st: _State) -> None:
             except AdvisorError:
                 continue
             found.append((m.start(), order, m.end(), value))
+    for entry in _lex().raw.get("engine_precisions", []):  # "QUANTIZE: bitsandbytes": the library name is masked
+        for m in re.finditer(entry["pattern"], st.t.text, re.IGNORECASE):
+            found.append((m.start(), -1, m.end(), entry["name"]))
     if not found:
         return
     found.sort(key=lambda f: (f[0], -f[2], f[1]))  # at one place the longest match: "GPTQ-Int8" is 8-bit, not GPTQ
