@@ -72,6 +72,11 @@ def device_of(gpu_id: str) -> GpuSpec | None:
     return _devices().get(gpu_id)
 
 
+def device_for(board: GpuSpec) -> GpuSpec | None:
+    """One GPU of this board as software sees it (its share of the memory and bandwidth); None for a one-GPU card."""
+    return _devices().get(board.id + _SUFFIX)
+
+
 def board_note(device: GpuSpec) -> Note:
     """Says that the board was sized as the GPUs software sees (an assumption every sizing result carries)."""
     board = catalog()[device.board_of or ""]

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from tools._data import load_yaml
+from tools.boards import device_for
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
 from tools.notes import Note, note
@@ -189,7 +190,7 @@ def assess_card(req: CardRiskRequest) -> CardRiskResult:
         if c.risk != "none":
             facts += _facts(req, c)
             sources += list((c.gen or {}).get("sources", []))
-            sources += list(table()["boards"].get(c.spec.id, {}).get("sources", []))
+            sources += list(table()["board_sources"].get(c.spec.id, []))
     speed, speed_note = _speed(req, lead_card)
     if speed_note is not None:
         facts.append(speed_note)
@@ -229,7 +230,6 @@ def _same_gen(a: _Card, b: _Card) -> bool:
 
 
 def _facts_model(c: _Card) -> CardFacts:
-    board = table()["boards"].get(c.spec.id, {})
     return CardFacts(
         gpu=c.spec.name,
         gpu_id=c.spec.id,
@@ -239,7 +239,7 @@ def _facts_model(c: _Card) -> CardFacts:
         risk=c.risk,
         vram_gib=c.spec.vram_gib,
         bandwidth_gbs=c.spec.bandwidth_gbs,
-        board_gpus=int(board.get("gpus", 1)),
+        board_gpus=c.spec.gpus_per_board,
     )
 
 
@@ -344,10 +344,10 @@ def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
         return _apple_facts(spec)
     if c.risk == "rocm_dropped":
         return _rocm_facts(spec)
-    board = table()["boards"].get(spec.id)
-    if board:
+    device = device_for(spec)
+    if device is not None:
         out.append(
-            note("risk_fact_board", gpu=spec.name, n=board["gpus"], gib=board["gib_each"], gbs=board["gbs_each"])
+            note("risk_fact_board", gpu=spec.name, n=spec.gpus_per_board, gib=device.vram_gib, gbs=device.bandwidth_gbs)
         )
     if c.risk == "modded":
         return [*out, note("risk_fact_modded_warranty", gpu=spec.name)]
@@ -478,10 +478,9 @@ def _speed(req: CardRiskRequest, c: _Card) -> tuple[float | None, Note | None]:
         r = estimate_speed(SpeedRequest(**ref, gpu=c.spec.id, precision=fmt, engine="llama.cpp"))
     except (AdvisorError, ValueError):
         return None, None
-    board = table()["boards"].get(c.spec.id)
-    share = float(board["gbs_each"]) / c.spec.bandwidth_gbs if board else 1.0
-    tps = (r.decode_tokens_per_s or 0.0) * share  # decode is bandwidth-bound: one GPU of the board reads alone
-    gbs = float(board["gbs_each"]) if board else c.spec.bandwidth_gbs
+    device = device_for(c.spec)
+    gbs = device.bandwidth_gbs if device is not None else c.spec.bandwidth_gbs
+    tps = (r.decode_tokens_per_s or 0.0) * gbs / c.spec.bandwidth_gbs  # bandwidth-bound: one GPU of a board reads alone
     return round(tps, 1), note(
         "risk_fact_speed",
         model=r.model,

