@@ -14,6 +14,7 @@ from assistant.planner.model import OfflinePlanner
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName, run_tool, tool_spec
 from assistant.understanding import parse
+from tools import advice
 from tools.compare import CompareRequest, CompareResult, CompareRow, compare_gpus
 from tools.notes import codes
 from tools.vram import VramRequest, estimate_vram
@@ -457,3 +458,14 @@ def test_a_named_count_bigger_than_the_job_needs_says_fewer_cards_hold_it() -> N
     # a count the job needs is said as it is, with no such sentence
     r = _compare(workload=VramRequest(model="llama-3.1-70b", precision="bf16"), gpus=["H100"], counts={"H100": 2})
     assert all(n.code != "fewer_cards_hold_it" for n in r.verdict.reasons)
+
+
+def test_too_slow_for_chat_is_said_of_an_alternative_only_when_the_pick_is_not() -> None:
+    # "A6000 和两张 3090 跑 70B": 2 x 3090 ~14 and the A6000 ~11.6 tokens/s are both under the chat floor, so "too
+    # slow" is no difference between them; the gap in % still says which is slower
+    r = _compare(workload=VramRequest(params_b=70, precision="q4_k_m"), gpus=["A6000", "3090"], counts={"3090": 2})
+    p = r.rows[r.verdict.pick]
+    assert p.gpu_id == "rtx-3090" and p.tokens_per_s_per_user < advice.min_chat_speed()
+    a6000 = next(o for o in r.verdict.others if r.rows[o.index].gpu_id == "rtx-a6000")
+    codes = {n.code for n in a6000.notes}
+    assert "cmp_too_slow" not in codes and "slower_by" in codes

@@ -1040,6 +1040,10 @@ def _way_diff(r: CompareRow, p: CompareRow) -> Note | None:
     return None
 
 
+def _below_chat_speed(r: CompareRow) -> bool:
+    return r.tokens_per_s_per_user is not None and r.tokens_per_s_per_user < advice.min_chat_speed()
+
+
 def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Basis) -> list[Note]:
     """How a row the verdict did not pick differs from the pick."""
     if r.error:
@@ -1049,7 +1053,7 @@ def _other_notes(job: _Job, r: CompareRow, p: CompareRow, axis: Axis, basis: Bas
     out: list[Note] = []
     if _support_ended(r) and not _support_ended(p):
         out.append(note("cmp_support_ended"))
-    if r.tokens_per_s_per_user is not None and r.tokens_per_s_per_user < advice.min_chat_speed():
+    if _below_chat_speed(r) and not _below_chat_speed(p):  # both below it: no difference, the gap in % says it
         out.append(note("cmp_too_slow", tps=r.tokens_per_s_per_user, floor=advice.min_chat_speed()))
     if p.count and r.count > p.count:
         out.append(note("cmp_needs_more_cards", count=r.count))
