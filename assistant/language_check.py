@@ -60,6 +60,7 @@ def _terms() -> dict:
 @cache
 def _data_names() -> frozenset[str]:
     """Names the data files hold: GPUs, models, cloud providers, engines, platform examples."""
+    from tools.boards import device_for
     from tools.catalog import catalog
     from tools.models import registry
     from tools.prices import load_prices
@@ -69,6 +70,9 @@ def _data_names() -> frozenset[str]:
     names: set[str] = set()
     for gpu in catalog().values():
         names |= {gpu.name, *gpu.aliases}
+        device = device_for(gpu)  # one GPU of a board as the sizing tools name it: "... GPU (16 GB, 2 per board)"
+        if device is not None:
+            names.add(device.name)
     for arch in registry().values():
         names |= {arch.name, arch.id, *arch.aliases}
     for row in load_prices(None, None).rows:

@@ -57,6 +57,7 @@ class Scenario(BaseModel):
     sample_tokens: int | None = None
     dataset_tokens: float | None = None
     epochs: float | None = None
+    rl: str | None = None  # "PPO", "GRPO": the RL algorithm named; "8*24G 4090 sorry!" keeps sizing that run
     # a service's usage and the API it is priced against (tools/api_cost.py): "每天 1 万次调用" carries over
     requests_per_day: float | None = None
     tokens_per_month: float | None = None

@@ -80,10 +80,10 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
 # The wild set (evals/wild/, issue 19): real questions from public threads. Its target is 85% overall and on the
 # held-aside quarter; until it is reached these floors are a ratchet at the last measured level (a fix may raise them,
 # no change to the product may lower them; only new, harder cases may, and then the note says so: round 8 added 84
-# real questions, 25 of which passed before any fix; after rounds 8-9 the set of 413 is back at 0.78), and what must
-# hold on every answer already holds: one language, one story.
-WILD_FLOOR = 0.77
-WILD_HELD_OUT_FLOOR = 0.25
+# real questions, 25 of which passed before any fix; after rounds 8-10 the set of 413 is at 0.86 and the aside set at
+# 0.35), and what must hold on every answer already holds: one language, one story.
+WILD_FLOOR = 0.85
+WILD_HELD_OUT_FLOOR = 0.35
 
 
 def test_the_wild_set_is_gated(advisor):

@@ -171,6 +171,11 @@ def pc_reference_gpu() -> str:
     return str(policy()["pc_reference_gpu"])
 
 
+def step_up_cards() -> list[str]:
+    """The cards named as the step up from a small card the user owns (advice.yaml step_up_cards)."""
+    return [str(c) for c in policy()["step_up_cards"]]
+
+
 def comfortable_tokens_per_s() -> float:
     return float(policy()["comfortable_tokens_per_s_per_user"])
 

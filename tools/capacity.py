@@ -535,6 +535,9 @@ def _basis_notes(hw: _Hardware, ways: list[CapacityWay], inference_ctx: int, tra
         out.append(note("capacity_training_basis", context=training_ctx))
         if hw.num_gpus > 1:
             out.append(note("capacity_zero3", n=hw.num_gpus))
+        if any(w.mode == "full" and w.max_params_b for w in ways):
+            # "which model can I fully use a 4090 for while training?": an expert adds how full training stretches
+            out.append(note("capacity_full_offload"))
     for engine in dict.fromkeys(w.engine for w in ways):
         out.append(note("fit_rule", headroom=headroom_for(engine), engine=engine))
     return out

@@ -372,6 +372,11 @@ def _rocm_facts(spec: GpuSpec) -> list[Note]:
                 gbs=spec.bandwidth_gbs, year=spec.launch_year or 0)]  # fmt: skip
     with contextlib.suppress(AdvisorError):
         out += check_support(SupportRequest(engine="rocm", gpu=spec.id)).why[:1]
+    device = device_for(spec)
+    if device is not None:  # "Radeon Pro Duo": two GPUs of 16 GB, not one of 32
+        out.append(
+            note("risk_fact_board", gpu=spec.name, n=spec.gpus_per_board, gib=device.vram_gib, gbs=device.bandwidth_gbs)
+        )
     if spec.cooling == "passive":
         out.append(note("risk_fact_passive", gpu=spec.name, tdp=spec.tdp_w or 0.0))
     return out
@@ -409,11 +414,25 @@ def _engine_facts(spec: GpuSpec) -> list[Note]:
     return r.why[:1] if r.verdict != "yes" else []
 
 
+def _model_label(model: str) -> str:
+    from tools.model_match import match_model
+
+    try:
+        return match_model(model).arch.name
+    except AdvisorError:
+        return model
+
+
 def _instead(req: CardRiskRequest, c: _Card) -> list[Note]:
     if c.risk == "modded":
-        return [note("risk_do_memtest", stated=req.stated_vram_gib or c.spec.vram_gib, stock=stock_of(c.spec).vram_gib)]
+        stock = stock_of(c.spec).vram_gib
+        out = [note("risk_do_memtest", stated=req.stated_vram_gib or c.spec.vram_gib, stock=stock)]
+        if req.model:  # "ran DeepSeek V3.1 on it before, so the card is fine": only up to the memory that run used
+            out.append(note("risk_do_earlier_run", model=_model_label(req.model), stock=stock))
+        return out
     if c.risk == "rocm_dropped":
-        return [note("sup_use_llamacpp_vulkan"), note("sup_use_old_rocm")]
+        older = [note("sup_use_old_rocm")] if c.spec.compute_capability == "gfx906" else []  # the note is gfx906's
+        return [note("sup_use_llamacpp_vulkan"), *older]
     if c.risk == "pre_bf16":
         return [note("risk_do_fp16_training")] if req.job == "training" or req.architecture_asked else []
     if c.risk == "no_cuda_training":

@@ -290,7 +290,10 @@ def _targets(req: CompareRequest) -> list[_Target]:
     for name in req.gpus:
         gpu = resolve_gpu(name)[0]
         if all(t.gpu is None or t.gpu.id != gpu.id for t in out):
-            out.append(_Target(gpu, counts.get(gpu.id)))
+            # "M4 Max 128G 和 双3090": a Mac is one machine, so when the other options are counted it is counted
+            # as one too and every option is sized as the user named it (no count: as many as the job needs)
+            whole = counts and gpu.vendor == "apple"
+            out.append(_Target(gpu, counts.get(gpu.id) or (1 if whole else None)))
     return out
 
 
@@ -496,9 +499,11 @@ def _home_limit(job: _Job) -> int | None:
 def _shorter_for_home(job: _Job, t: _Target, vw: VramRequest, count: int | None) -> VramRequest | None:
     """One person's chat at the default context that needs more cards than a home PC takes: the cheapest
     way that works is a shorter context (advice.md §5), when the context was not stated."""
-    limit = _home_limit(job)
+    # "一张4090还是两张3090" for a 72B at 4-bit: the count the user named is the limit (a shorter context that lets
+    # it hold the model beats sizing more cards than they proposed)
+    limit = t.asked or _home_limit(job)
     stated = "context_tokens" in (job.req.workload.model_fields_set if job.req.workload else set())
-    if limit is None or stated or t.asked or t.gpu is None or count is None or count <= limit:
+    if limit is None or stated or t.gpu is None or count is None or count <= limit:
         return None
     if vw.mode != "inference" or vw.context_tokens <= _SHORT_CONTEXT:
         return None
@@ -515,9 +520,9 @@ def _sized_row(job: _Job, t: _Target, v: _Variant, vw: VramRequest) -> CompareRo
     count = _count(fit, t.asked, gpu)
     shorter = _shorter_for_home(job, t, vw, count)
     if shorter is not None:
-        short_est = estimate_vram(shorter.model_copy(update={"gpu": gpu.id, "num_gpus": 1}))
+        short_est = estimate_vram(shorter.model_copy(update={"gpu": gpu.id, "num_gpus": t.asked or 1}))
         assert short_est.fit is not None
-        short_count = _count(short_est.fit, None, gpu)
+        short_count = _count(short_est.fit, t.asked, gpu)
         if short_count is not None and short_count < (count or 0):
             vw, est, fit, count = shorter, short_est, short_est.fit, short_count
             job.notes.append(note("cmp_shorter_context_home", gpu=gpu.name, tokens=_SHORT_CONTEXT, count=count))
@@ -561,7 +566,10 @@ def _caveats(job: _Job, row: CompareRow, gpu: GpuSpec, est: VramResult, speed: S
     out: list[Note] = []
     fit = row.fit
     if fit is not None and row.count_asked and not fit.fits:
-        out.append(note("cmp_not_fits_asked", count=row.count_asked, gpu=gpu.name, needed=fit.gpus_needed))
+        if fit.gpus_needed is None:  # no count holds it (e.g. heads that do not divide): say so, not "needs None"
+            out.append(note("cmp_not_fits_asked_none", count=row.count_asked, gpu=gpu.name))
+        else:
+            out.append(note("cmp_not_fits_asked", count=row.count_asked, gpu=gpu.name, needed=fit.gpus_needed))
     if row.count is None and gpu.link_kind == "none" and fit is not None and not fit.fits:  # a Mac does not pool
         out.append(note("cmp_one_chip", gpu=gpu.name))
     if est.precision == "fp8" and not row.fp8_tflops:
@@ -785,6 +793,11 @@ def _order(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> list[
 
 
 def _order_among(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, basis: Basis) -> list[int]:
+    short = [i for i in live if _short_as_named(rows[i])]
+    if short and len(short) < len(live) and not _serves_several(job):  # serving: more cards buy room for users
+        # "one 5090 or two 3090s for a 70B": a setup that does not hold the job at the count proposed is no pick
+        # while another does (sizing it bigger than proposed is another purchase); it goes last, said why
+        return [*_order_among(job, rows, [i for i in live if i not in short], axis, basis), *short]
     limit = _home_limit(job)
     too_big = [i for i in live if limit is not None and (rows[i].count or 0) > limit and not rows[i].count_asked]
     if too_big and len(too_big) < len(live):
@@ -954,6 +967,12 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
         gain = _switch_gain(job, p, [rows[i] for i in order[1:]])
         if gain is not None:
             out.insert(1, gain)
+    short = next((r for r in (rows[i] for i in order[1:]) if _short_as_named(r)), None)
+    if short is not None and not _short_as_named(p) and not _serves_several(job):
+        out.insert(0, note("cmp_named_short", gpu=short.gpu, asked=short.count_asked, count=short.count))
+    mac = next((r for r in (rows[i] for i in order[1:]) if _vendor(r) == "apple"), None)
+    if mac is not None and _vendor(p) != "apple" and _serves_several(job):
+        out.insert(0, note("cmp_mac_one_user", gpu=mac.gpu))  # advice.md §9: a Mac is one person's machine
     ended = next((catalog().get(rows[i].gpu_id) for i in order[1:] if _support_ended(rows[i])), None)
     if ended is not None and not _support_ended(p):  # "K80 or 3090?": why the cheap card loses comes first
         out.insert(0, note("cmp_pick_over_ended", gpu=ended.name, cc=ended.compute_capability or "-"))
@@ -976,6 +995,17 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     if (p.count or 1) > 1 and p.link_kind in ("nvlink", "infinity_fabric", "ethernet"):
         out.append(note(f"cmp_link_{p.link_kind}", count=p.count, gbs=p.link_gbs or 0))
     return [n for n in out if n]
+
+
+def _short_as_named(r: CompareRow) -> bool:
+    """The user named this setup's count and it does not hold the job: more cards than proposed were sized."""
+    return bool(r.count_asked and r.count and r.count > r.count_asked)
+
+
+def _serves_several(job: _Job) -> bool:
+    """Several people use the machine at once: the serving bottleneck, or more than one concurrent sequence."""
+    w = job.req.workload
+    return job.focus == "serving" or (w is not None and w.mode == "inference" and w.batch > 1)
 
 
 def _fewer_hold_it(p: CompareRow) -> Note | None:

@@ -114,6 +114,12 @@ class ModelArch(BaseModel):
     )
     official_params_b: float | None = None
     official_active_params_b: float | None = None
+    pretrain_tokens_b: float | None = Field(
+        default=None,
+        gt=0,
+        description="tokens (billions) the published model, or its standard reproduction, was pretrained on: what "
+        "reproducing it from scratch takes when the user states no token count (GPT-2 in nanoGPT: ~295B)",
+    )
     notes: str | None = None
     sources: list[str] = Field(default_factory=list)
     generic: bool = Field(default=False, description="True when the architecture was synthesized from a size")

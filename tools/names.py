@@ -33,7 +33,7 @@ _NOISE_WORDS = (
 
 def normalize(name: str) -> str:
     """Reduce a name to a comparison key: lowercase, org prefix dropped, punctuation removed."""
-    text = name.strip().lower()
+    text = re.sub(r"\((?:tm|r)\)|[™®]", "", name.strip().lower())  # "AMD Radeon(TM) Pro Duo" as drivers print it
     text = text.rsplit("/", 1)[-1]  # "Qwen/Qwen2.5-7B-Instruct" -> "qwen2.5-7b-instruct"
     words = [w for w in re.split(r"[\s_\-]+", text) if w and w not in _NOISE_WORDS]
     return re.sub(r"[^a-z0-9.]", "", "".join(words))

@@ -215,7 +215,7 @@ def _from_row(row: dict[str, Any]) -> Target:
 
 
 def _from_spec(gpu: GpuSpec) -> Target:
-    cc = gpu.compute_capability
+    cc = gpu.compute_capability or _generation_target(gpu)
     nvidia_cc = cc if cc and gpu.vendor == "nvidia" and not cc.startswith("gfx") else None
     return Target(
         name=gpu.name,
@@ -228,6 +228,14 @@ def _from_spec(gpu: GpuSpec) -> Target:
         segment=gpu.segment,
         spec=gpu,
     )
+
+
+def _generation_target(gpu: GpuSpec) -> str | None:
+    """A long-tail AMD card's targets by its GCN generation ("Radeon R7 360", GCN 2.0: gfx70x); None otherwise."""
+    if gpu.vendor != "amd":
+        return None
+    row = table().get("generation_targets", {}).get((gpu.architecture or "").strip())
+    return str(row["target"]) if row else None
 
 
 def _from_pattern(name: str) -> Target | None:
@@ -463,6 +471,9 @@ def _with_precision(found: _Found, subject: dict[str, Any], t: Target, group: st
     )
 
 
+SMALL_CARD_GB = 4  # at or below: a 4-bit 7B (about 4.5 GiB with its cache) does not fit, so the memory is the news
+
+
 def _card(t: Target) -> Note | None:
     """The GPU's architecture and its target in one sentence (NVIDIA and AMD cards the table knows); an Intel or
     Apple GPU runs no CUDA, which is the first thing to know about it ("ggml models on an Arc 770?")."""
@@ -471,6 +482,10 @@ def _card(t: Target) -> Note | None:
     if t.vendor not in ("nvidia", "amd") or t.target == "-" or not t.arch:
         return None
     arch = re.sub(r"\s*\(.*\)$", "", t.arch)
+    if t.spec is not None and t.spec.vram_gib <= SMALL_CARD_GB:  # "Radeon R7 360": 2 GB decides before the engine
+        return note(
+            "sup_card_small", gpu=t.name, arch=arch, target=t.target, target_kind=t.vendor, vram=t.spec.vram_gib
+        )
     return note("sup_card", gpu=t.name, arch=arch, target=t.target, target_kind=t.vendor)
 
 

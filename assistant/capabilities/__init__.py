@@ -30,8 +30,12 @@ from assistant.capabilities.mac_or_pc import MacOrPc
 from assistant.capabilities.memory import Memory
 from assistant.capabilities.memory_formats import MemoryFormats
 from assistant.capabilities.methods_lead import MethodsLead
+from assistant.capabilities.named_cards import NamedCards
 from assistant.capabilities.offload import Offload
+from assistant.capabilities.offload_count import OffloadCount
+from assistant.capabilities.per_card import PerCard
 from assistant.capabilities.pooled import PooledCards
+from assistant.capabilities.quoted_need import QuotedNeed
 from assistant.capabilities.ram import Ram
 from assistant.capabilities.recommend import Recommend
 from assistant.capabilities.rent import Rent
@@ -40,6 +44,7 @@ from assistant.capabilities.rl import RL
 from assistant.capabilities.smalltalk import Help, OutOfScope
 from assistant.capabilities.specs import Specs
 from assistant.capabilities.speed import Speed
+from assistant.capabilities.step_up import StepUp
 from assistant.capabilities.support import Support
 from assistant.capabilities.training import Training, TrainingLead, TrainingTime
 from assistant.capabilities.workstation import Workstation
@@ -65,10 +70,14 @@ REGISTRY: tuple[Capability, ...] = (
     FitOption(),  # the other hardware options of a fit question, after the first
     Training(),  # after memory / fit / speed: a fine-tune's other methods, and why a run that fits still OOMs
     TrainingLead(),  # a memory figure the user quotes for a fine-tune, confirmed or corrected first
+    OffloadCount(),  # "how many cards?" for a full fine-tune with CPU offload: the count without it, first
+    QuotedNeed(),  # a memory figure quoted for a fine-tune, no model named: against one card and all of them, first
+    PerCard(),  # "each card's memory or the total?" for a training job on several cards: each card's, first
     PooledCards(),  # several cards named by their memory for a training job: does their memory add up, first
     MethodsLead(),  # a fine-tune with no method named: each method's verdict first
     TrainingTime(),  # "how long" with no card named: the hours on the card the job needs
     Capacity(),
+    StepUp(),  # after what a small card the user owns runs: the card to buy next
     Offload(),
     Recommend(),
     ApiCost(),  # "API or my own GPU?": the monthly bill both ways and the break-even volume
@@ -80,6 +89,7 @@ REGISTRY: tuple[Capability, ...] = (
     Specs(),
     CheaperWay(),
     CardNeeded(),
+    NamedCards(),  # a card the user named that no part placed: one line, last before the sources
     Guides(),
     Help(),
     OutOfScope(),

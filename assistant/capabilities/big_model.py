@@ -151,7 +151,9 @@ class BigModel(Capability):
                 precision=rules["small_precision"],
                 context_tokens=tokens,
                 num_gpus=1,
-                gpu=rules["offload_gpu"],  # "one or two 24 GB cards": how many of the common big consumer card
+                # "one or two 24 GB cards": how many of the common big consumer card; a distill that a smaller
+                # common card holds is said on that card (R1's 8B on a 12 GB card, not on a 4090)
+                gpu=_small_card(small, rules["small_precision"], tokens, rules["offload_gpu"]),
             )
 
     def records(self, tool: ToolName) -> bool:
@@ -196,6 +198,18 @@ class BigModel(Capability):
             f = result.fit
             return f"{result.model} {result.precision}: {f.num_gpus}x {f.gpu} {'fits' if f.fits else 'no'}"
         return str(tool)
+
+
+def _small_card(model: str, precision: str, tokens: int, big: str) -> str:
+    """The smallest common card (advice.yaml reference_cards) no bigger than `big` that holds the model, else `big`."""
+    from tools.advice import reference_cards
+    from tools.sizing import fits, headroom_for
+    from tools.vram import VramRequest, estimate_vram
+
+    need = estimate_vram(VramRequest(model=model, precision=precision, context_tokens=tokens)).per_gpu_gib
+    cap = catalog()[big].vram_gib
+    cards = [c for c in reference_cards() if catalog()[c].vram_gib <= cap]
+    return next((c for c in cards if fits(need, catalog()[c], headroom_for("llama.cpp"))), big)
 
 
 def _split(turn: Turn) -> tuple[list[VramResult], list[VramResult]]:

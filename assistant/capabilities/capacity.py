@@ -3,11 +3,13 @@ models of that size ("我只有一张 3060 12G，能跑多大的模型？", "2x 
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.stated_need import stated_need_lead
 from assistant.capabilities.workload import specs_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -19,7 +21,9 @@ from tools.precision import resolve_precision
 from tools.sizing import engine_key
 from tools.speed import SpeedResult
 
+_STATES_MEMORY = re.compile(r"\d\s*G(?:B|iB)?\b", re.IGNORECASE)  # "RTX 3060 12GB", "A100 80GB": said already
 _USEFUL_B = 7.0  # "enough?" is a yes when the cards hold at least a 7B model, the smallest people deploy for work
+_TINY_CPU_B = 2.0  # a machine with no GPU whose RAM holds less than this at 4-bit runs toy models only
 
 
 def capacity_lines(
@@ -68,13 +72,20 @@ def hardware(w: Writer, r: CapacityResult, counted: bool = False) -> str:
     `counted`: always with the count ("1 × RTX 4090"), to label a list."""
     one = r.num_gpus == 1 and not counted
     if r.cpu_ram_gib is not None:
-        return w.t("capacity_hw_cpu", ram=r.cpu_ram_gib)
+        # "4G4H8M 服务器，没有GPU，部署API": RAM that holds under a 2B model even at 4-bit serves nobody well
+        top = max((way.max_params_b or 0 for way in r.ways if way.mode == "inference"), default=0)
+        tiny = top < _TINY_CPU_B and not counted
+        return w.t("capacity_hw_cpu_tiny" if tiny else "capacity_hw_cpu", ram=r.cpu_ram_gib)
     if r.gpu is None:
         return w.t("capacity_hw_size_one" if one else "capacity_hw_size", n=r.num_gpus, gib=r.capacity_gib)
     if r.num_gpus >= 2 and not counted:  # "双卡A4000": the pool the cards add up to is the first thing an owner weighs
         return w.t("capacity_hw_pool", n=r.num_gpus, gpu=r.gpu, total=r.total_gib or r.num_gpus * r.capacity_gib)
     if (r.gpu_id or "").startswith("apple-"):  # a Mac is one machine ("一台"), never "一张" like a card
         return w.t("capacity_hw_one_machine" if one else "capacity_hw_machines", n=r.num_gpus, gpu=r.gpu)
+    if not counted and not _STATES_MEMORY.search(r.gpu):
+        # "RTX 5090" names no memory, and the memory is what sets every size after it: a buyer reads "32 GB" here
+        key = "capacity_hw_one_mem" if one else "capacity_hw_mem"
+        return w.t(key, n=r.num_gpus, gpu=r.gpu, gib=round(r.capacity_gib))
     return w.t("capacity_hw_one" if one else "capacity_hw", n=r.num_gpus, gpu=r.gpu)
 
 
@@ -162,7 +173,12 @@ def _options(ctx: PlanContext) -> list[dict[str, Any]]:
         big = cards[-1]
         pooled = {"vram_gib": round(total / n, 4), "num_gpus": n}
         return [pooled, {"gpu": big.id, "num_gpus": p.gpu_counts.get(big.id, 1)}]
-    if len(p.gpu_mentions) >= 2:
+    if len(p.capacity_counts) >= 2 and (p.model or p.params_b) and p.gpu_mentions:
+        # a part of its own after a named model's sizing ("...够吗，另外1卡4090最多推理什么模型，2卡，4卡呢"): the
+        # counts are of the card that part names, the last one named
+        return [{"gpu": p.gpu_mentions[-1], "num_gpus": n} for n in p.capacity_counts]
+    if len(p.gpu_mentions) >= 2 and not (p.min_vram_gib and p.owns_hardware and p.gpu and not _mixed(p)):
+        # a quoted need ("recommends 15GB, tested on RTX 4090, L40S, A100"): only the user's own card is sized
         return [{"gpu": g, "num_gpus": p.gpu_counts.get(g, 1)} for g in p.gpu_mentions]
     if p.gpu and len(p.capacity_counts) >= 2:  # "单卡、双卡、四卡 4090 分别": each count asked is sized
         return [{"gpu": p.gpu, "num_gpus": n} for n in p.capacity_counts]
@@ -359,6 +375,10 @@ class Capacity(Capability):
         named = engine_key(turn.plan.scenario.engine)  # the engine the user runs, not one the sizes assumed
         if _mixed_lines(w, turn, results, speeds):
             results, several = results[:0], False  # the pool and the biggest card alone are already said
+        p = turn.parsed  # "the README says it needs 40GB": that figure against the cards leads (stated_need.py)
+        if not several and results and not turn.plan.scenario.model and not turn.plan.scenario.params_b:
+            led = stated_need_lead(w, results[0], p.min_vram_gib, p.ram_gib, "offload" in p.intents)
+            enough = enough and not led
         for r in results:  # each option's sizes first, then what backs them
             capacity_lines(w, r, examples=not several, detail=False, speeds=speeds, enough=enough, engine=named)
             if r.family_bigger and r.family_bigger_way and not several:

@@ -142,6 +142,42 @@ def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None
         if four_bit is not None:
             items[-1] += w.t("part_four_bit", precision=four_bit.precision, need=four_bit.per_gpu_gib)
     w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))
+    _rent_for_out_of_reach(w, turn, groups)
+
+
+_TRAINING = ("full", "lora", "qlora")
+_BIG_CARD_GIB = 70.0  # an 80 GB data-center card's usable memory is above this; consumer and 48 GB cards are not
+
+
+def _rent_for_out_of_reach(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None:
+    """ "能跑 13b 的微调吗？能跑 72b 的微调吗？" on 2 x 4090: a training part that needs many times the cards the
+    user plans (16 x 4090 for a 72B) is no reason to buy 16 of them; an expert says it is out of reach on these
+    cards and rents 80 GB cards (A100 / H100) by the hour for that run."""
+    for results in groups:
+        r = results[-1]
+        found = card_for(turn, results[0])
+        card = found[1].fit if found is not None else r.fit
+        if card is None or card.fits or r.mode not in _TRAINING or card.capacity_gib >= _BIG_CARD_GIB:
+            continue
+        # QLoRA's 4-bit base is about a quarter of bf16 LoRA's: under 8 times the cards, QLoRA may still fit them
+        if card.gpus_needed is not None and card.gpus_needed < max(8, 8 * card.num_gpus):
+            continue
+        if _qlora_fits(turn, r):
+            continue  # "split a 65B over 2 x 3090 to fine-tune": QLoRA on their cards is the answer, not renting
+        method = w.label("method", r.mode)
+        if card.gpus_needed is None:
+            w.say("part_out_of_reach_none", model=r.model, method=method, gpu=card.gpu)
+        else:
+            w.say("part_out_of_reach", model=r.model, method=method, n=card.gpus_needed, gpu=card.gpu)
+        return  # once: the biggest part that is out of reach says it for the rest
+
+
+def _qlora_fits(turn: Turn, r: VramResult) -> bool:
+    """Whether QLoRA of the same model, sized in this turn, fits the same cards."""
+    return any(
+        v.model == r.model and v.mode == "qlora" and v.num_gpus == r.num_gpus and v.fit is not None and v.fit.fits
+        for _, v in turn.results(VramResult)
+    )
 
 
 def _four_bit_of(turn: Turn, r: VramResult) -> VramResult | None:

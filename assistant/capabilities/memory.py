@@ -37,6 +37,9 @@ def memory_lines(
         total_part += w.t("memory_zero_part", stage=r.zero_stage)
     elif r.mode != "inference" and r.dp > 1:
         total_part += w.t("memory_ddp_part")
+    elif r.mode != "inference" and any(a.code == "vram_activations_checkpointed" for a in r.assumptions):
+        # one card: the figure holds only with checkpointing on, the first thing to check when a long sample OOMs
+        total_part += w.t("memory_checkpointing_part")
     w.say(
         "memory_head",
         model=r.model,
@@ -168,6 +171,10 @@ def _capacity_way(ctx: PlanContext) -> None:
         ctx.add("cheaper_way", ToolName.ESTIMATE_VRAM, **vram_args(way))
     s = ctx.scenario
     below_4bit = way is None or resolve_precision(way.precision or "bf16").bits < 4
+    if capacity and below_4bit and (s.mode or "inference") == "inference" and not ctx.parsed.precision:
+        # "a 32B on a 16 GB laptop": only a 2- or 3-bit file squeezes on, or none does; what the card holds at 4
+        # bits (a 14B) is what an expert offers first (capacity_lead)
+        _four_bit_holds(ctx, capacity, way is not None)
     if capacity and s.ram_gib and (s.mode or "inference") == "inference" and below_4bit:
         # "12G显存 64G内存能跑 32B 吗": the 4-bit file split between that card and the RAM they stated (llama.cpp)
         # before a 3- or 2-bit file that squeezes onto the card alone
@@ -203,6 +210,8 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
             engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
             asked = turn.parsed.precision
             named = asked is not None and asked != r.precision  # "with Q6?": no at Q6 first, then the level that fits
+            if not named and _four_bit_instead(w, turn, r, capacity):
+                return
             w.say(
                 "capacity_way_fits_named" if named else "capacity_way_fits",
                 asked=w.label("format", asked) if named else "",
@@ -215,6 +224,52 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
                 context=r.context_tokens,
             )
             return
+    if capacity:
+        _four_bit_instead(w, turn, None, capacity)  # nothing squeezes on: what the card holds at 4 bits leads
+
+
+def _four_bit_holds(ctx: PlanContext, capacity: float, squeezes: bool) -> None:
+    """What a card of that size holds at 4 bits, when the asked model fits it only below 4 bits (`squeezes`) or not
+    at all (the current models of any family: a family with no size near the card's ceiling would name a far
+    smaller one, Llama-3.1-8B on a 24 GB card)."""
+    from assistant.capabilities.cheaper import capacity_fits, first_estimate
+
+    s = ctx.scenario
+    if not squeezes:
+        first = first_estimate(s)
+        if first is None or capacity_fits(first, capacity, s.engine):
+            return
+    args = {"vram_gib": capacity, "num_gpus": 1, "mode": "inference", "precision": "q4_k_m", "with_finetune": False}
+    ctx.add("cheaper_way", ToolName.LARGEST_MODEL, **args)
+
+
+def _four_bit_instead(w: Writer, turn: Turn, r: VramResult | None, capacity: float) -> bool:
+    """Only a 2-bit file fits the card (`r`), or none does (None): a 2-bit file costs noticeable quality (a 3-bit
+    one, Q3_K_M for a Mixtral on 24 GB, is what people run and stays a yes), so the lead says so and names what
+    the card holds at 4 bits ("a 32B only at Q2_K on 16 GB; at 4-bit up to about 21B, such as Qwen2.5-14B")."""
+    from tools.capacity import CapacityResult
+
+    if r is not None and resolve_precision(r.precision).bits >= 3:
+        return False
+    for i, c in turn.own_indexed("cheaper_way", CapacityResult):
+        way = next((x for x in c.ways if x.mode == "inference" and x.max_params_b and x.examples), None)
+        if way is None or i in turn.shown:
+            continue
+        turn.shown.add(i)
+        top = way.examples[0]
+        holds = dict(max_b=way.max_params_b, example=top.model, example_gib=top.per_gpu_gib, vram=capacity)
+        if r is None:
+            w.say("capacity_way_below_2bit", **holds)
+            return True
+        w.say(
+            "capacity_way_low_bits",
+            model=r.model,
+            format=w.label("format", r.precision),
+            need=r.per_gpu_gib,
+            **holds,
+        )
+        return True
+    return False
 
 
 def _job(w: Writer, r: VramResult) -> dict[str, Any]:

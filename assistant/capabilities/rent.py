@@ -45,8 +45,8 @@ def _model_label(vram: VramResult) -> str:
         size = arch.official_params_b or vram.params_b
     except AdvisorError:
         size = vram.params_b
-    if re.search(r"\d+(?:\.\d+)?b(?![a-z])", vram.model, re.I):
-        return vram.model  # "Qwen2.5-7B" says its size already
+    if re.search(r"\d+(?:\.\d+)?[bm](?![a-z])", vram.model, re.I):
+        return vram.model  # "Qwen2.5-7B", "GPT-2 (124M)" say their size already
     if size < 0.95:  # "MiniMind2-Small (26M)", "Qwen3-0.6B" stays in billions when it says so itself
         return f"{vram.model} ({size * 1000:.0f}M)"
     return f"{vram.model} ({size:.0f}B)" if size >= 10 else f"{vram.model} ({size:.1f}B)"

@@ -143,6 +143,9 @@ class Risk(Capability):
         sizing = {"fit", "memory", "speed"} & set(intents)
         if sizing and any(r.risk == "unsupported" for r in turn.own(self.intent, CardRiskResult)):
             return -1  # "Llama 3 8B on a K80?": nothing current runs on it, before what its memory would allow
+        failing = bool(p.symptom or p.diagnose_flags)  # "exit status 0xc0000005", "waits 10-60 s before answering"
+        if failing and any(r.risk == "rocm_dropped" for r in turn.own(self.intent, CardRiskResult)):
+            return -1  # a dropped AMD card that already fails: the back-end that runs it leads, then the rest
         if sizing and (p.model or p.params_b) and _job_of(turn) != "training":
             return 1
         if sizing and (p.model or p.params_b) and p.asks_gpu_count:

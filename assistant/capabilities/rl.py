@@ -31,6 +31,7 @@ class RL(Capability):
             "gpu": "gpu",
             "num_gpus": "num_gpus",
             "context_tokens": "context_tokens",
+            "algorithm": "rl",  # the algorithm sized carries to a follow-up that changes the cards
         }
     }
     needs_model = True
@@ -40,7 +41,7 @@ class RL(Capability):
         s, q = ctx.scenario, ctx.parsed
         methods = [q.mode] if q.mode in ("full", "lora", "qlora") else ["full", "lora"]
         base: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}
-        base["algorithm"] = q.rl or "rl"
+        base["algorithm"] = q.rl or s.rl or "rl"  # a follow-up ("8 x 4090 then?") keeps the algorithm named
         if s.context_tokens:
             base["context_tokens"] = s.context_tokens
         if s.gpu:

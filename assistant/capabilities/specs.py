@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.capabilities.card_use import extra_cards, use_lines
 from assistant.capabilities.compare import COMPARE_SHOWS
+from assistant.capabilities.named_cards import INTENT as NAMED_CARDS
 from assistant.capabilities.workload import specs_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
@@ -262,7 +263,7 @@ class Specs(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         for i, spec in turn.results(GpuSpecsResult):
-            if i not in turn.shown:
+            if i not in turn.shown and turn.outcomes[i].call.owner != NAMED_CARDS:  # placed in one line there
                 if turn.parsed.used_market:
                     rent_first = any(t.rent and t.cheapest != "buy" for _, t in turn.results(TcoResult))
                     # the user's model on the card when one is named ("a used mining 3090 for Llama 3 8B?"), else

@@ -260,6 +260,18 @@ def _size_the_model(ctx: PlanContext) -> None:
         ctx.delegate("fit")
 
 
+def _another_engine_runs(turn: Turn) -> bool:
+    """No engine named, and one engine runs on the card ("the 70b on my 6700xt, and the state of AMD support?":
+    vLLM refuses gfx1031, llama.cpp runs it): the verdict on the model leads, the support list follows it. A
+    platform refusal (no ROCm at all) or a refusal of the engine the user named still leads."""
+    if turn.plan.scenario.engine:
+        return False
+    results = [r for _, r in turn.results(SupportResult)]
+    if any(r.kind == "platform" and r.verdict == "no" for r in results):
+        return False
+    return any(r.kind == "engine" and r.verdict == "yes" for r in results)
+
+
 class Support(Capability):
     intent = "support"
     owns = (ToolName.CHECK_SUPPORT,)
@@ -303,7 +315,7 @@ class Support(Capability):
             return 2
         from assistant.capabilities.blocked import refusing_support, sizes_a_model
 
-        if refusing_support(turn) and sizes_a_model(turn):
+        if refusing_support(turn) and sizes_a_model(turn) and not _another_engine_runs(turn):
             return -1  # "Llama 3 8B on a K80 with Ollama?": the engine does not run there, before what memory allows
         return 0 if turn.plan.intents[:1] == [self.intent] else 2
 

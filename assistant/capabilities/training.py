@@ -20,9 +20,11 @@ from typing import Any
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.card_needed import reference_card
+from assistant.capabilities.claim_pairs import paired_claims, plan_claim_parts
 from assistant.capabilities.far_too_small import MAX_SCALED, holding_card
 from assistant.capabilities.memory import first_vram, sharded_only
 from assistant.capabilities.methods_lead import plan_full_offload, plan_unsloth_qlora
+from assistant.capabilities.offload_count import plan_offload_count
 from assistant.capabilities.pooled import plan_pooled
 from assistant.capabilities.workload import speed_args, vram_args
 from assistant.strings import Writer
@@ -95,6 +97,7 @@ class Training(Capability):
         if s.mode not in _TRAINING or not ctx.has_model or not set(ctx.intents) & set(_SIZING):
             return
         plan_pooled(ctx)  # several cards named by their memory: the job on one of them too (pooled.py)
+        plan_offload_count(ctx)  # "how many cards?" with an offloading config: the count with no offload
         if {"compare", "recommend", "diagnose"} & set(ctx.intents):
             return  # a comparison or a recommendation weighs the methods itself
         methods = _other_methods(ctx)
@@ -114,6 +117,7 @@ class Training(Capability):
                 from assistant.capabilities.job_cost import _pretrain_tokens
 
                 _pretrain_tokens(ctx)  # its note carries the tokens assumed (20 per parameter)
+        plan_claim_parts(ctx)  # figures quoted for several models: each other model with a 4-bit base too
         if ctx.parsed.quoted_memory_gib and s.mode == "full" and (s.optimizer or "adamw") == "adamw":
             # a quoted figure between 8 and 16 bytes per parameter: what bf16 optimizer states would take
             args = vram_args(s.model_copy(update={"optimizer": "adamw_bf16"}), 1, sized=False)
@@ -298,13 +302,17 @@ class TrainingLead(Capability):
         return bool(counted) or quoted or bool(_oom_variants(turn))
 
     def render(self, w: Writer, turn: Turn) -> None:
-        variants = _oom_variants(turn)
+        # figures for several models, each against its own (claim_pairs.py): the OOM is the last one's, not the first's
+        paired = bool(turn.parsed.quoted_memory_gib) and paired_claims(w, turn)
+        variants = [] if paired else _oom_variants(turn)
         if variants:  # "it OOMs" although it fits: what is bigger than assumed leads
             main = first_vram(turn.outcomes)
             assert main is not None
             _oom_lines(w, main, variants)
         if turn.parsed.asks_minimum:
             _count_lead(w, turn)
+        if paired:
+            return
         found = _job_total(turn) if turn.parsed.quoted_memory_gib else None
         if found is None:
             return
@@ -426,7 +434,7 @@ def _example_data(plan: Plan) -> dict[str, Any]:
     """The data to time a run on when the user stated none: a pretraining run's compute-optimal tokens (the note
     Training.plan added says them), else an example dataset."""
     for n in plan.notes:
-        if not isinstance(n, str) and n.code == "pretrain_tokens_assumed":
+        if not isinstance(n, str) and n.code in ("pretrain_tokens_assumed", "pretrain_tokens_model"):
             return {"dataset_tokens": float(n.params["tokens_b"]) * 1e9}
     return {"dataset_samples": _EXAMPLE_SAMPLES}
 

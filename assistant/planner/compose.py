@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from assistant.capabilities import REGISTRY, Capability, capability
 from assistant.capabilities.base import Outcome, Plan, Turn
+from assistant.capabilities.named_cards import cards_not_named
 from assistant.citations import Citation
 from assistant.strings import Writer, catalog
 from assistant.toolset import ToolName
@@ -120,6 +121,9 @@ def _ask(w: Writer, plan: Plan, parsed: ParsedQuery) -> None:
         w.say("need_gpu", about=w.t("about_model", model=model) if model else "")
     else:
         w.say(plan.ask or "help")
+    skipped = cards_not_named(w.text(), parsed.gpu_mentions)
+    if skipped and plan.ask != "unknown_gpu":  # the cards already said are kept: the answer will be about them
+        w.say("ask_named_cards", gpus=", ".join(skipped))
 
 
 def _model_name(plan: Plan) -> str | None:

@@ -56,6 +56,7 @@ _CARRIED_SLOTS = (
     "sample_tokens",
     "dataset_tokens",
     "epochs",
+    "rl",
 )
 _STICKY_FLAGS = ("cloud_excluded", "serving")  # once said, kept for the conversation
 # Slots that make a message without a question word a follow-up ("32k 上下文呢").
@@ -223,10 +224,20 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
         return ["concept"]  # "why does decode speed depend on bandwidth?": explain, don't size anything
     intents = _within_compare(parsed, intents)
     chosen = _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
-    chosen = card_after_purchase(parsed, previous, chosen)
+    chosen = _capacity_part(parsed, card_after_purchase(parsed, previous, chosen))
     return _oom_without_model(
         parsed, previous, _oom_on_new_cards(parsed, previous, _still_risky(parsed, previous, chosen))
     )
+
+
+def _capacity_part(parsed: ParsedQuery, intents: list[str]) -> list[str]:
+    """ "qwen3.5 397b 微调8卡a800够吗 ... 另外1卡4090最多可以推理什么样的qwen模型呢，2卡，4卡呢": beside the named
+    model's sizing, the biggest model on each count asked is a part of its own, answered too (capability capacity
+    sizes the counts on the card named in that part)."""
+    counts = len(parsed.capacity_counts) >= 2 and parsed.capacity_asked and parsed.gpu_mentions
+    if counts and (parsed.model or parsed.params_b) and intents and "capacity" not in intents:
+        return [*intents, "capacity"]
+    return intents
 
 
 def _oom_without_model(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
@@ -292,7 +303,24 @@ def _carried_intents(parsed: ParsedQuery, previous: Scenario, intents: list[str]
         return list(previous.last_intents)
     if not intents and any(getattr(parsed, k) is not None for k in _FOLLOWUP_SLOTS):
         return list(previous.last_intents)  # "32k 上下文呢" without a question word
+    if _advice_on_same_job(parsed, previous, intents, sized):
+        return list(previous.last_intents)
     return []
+
+
+_LONGER_JOB = ("context_tokens", "sample_tokens", "batch")
+
+
+def _advice_on_same_job(parsed: ParsedQuery, previous: Scenario, intents: list[str], sized: object) -> bool:
+    """ "但是个别数据长度会达到2000左右，有什么好的建议吗？", "some samples hit 4k tokens, any suggestions?" after a
+    job was sized on the user's card: "建议"/"suggestions" asks how to run the longer job on that card (the same
+    question at the new length: checkpointing, micro-batch, QLoRA), not for a card to buy. A buy word, a budget,
+    a card or a model named in the message keeps its own question."""
+    if intents != ["recommend"] or not (sized and previous.gpu):
+        return False
+    named = parsed.model or parsed.params_b or parsed.model_family or parsed.unknown_model or parsed.gpu_mentions
+    buying = parsed.buy_or_rent is not None or parsed.budget is not None or parsed.monthly_budget is not None
+    return not (named or buying) and any(getattr(parsed, k) is not None for k in _LONGER_JOB)
 
 
 def _implied_intents(parsed: ParsedQuery) -> list[str]:
@@ -334,6 +362,15 @@ def make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     return plan
 
 
+def _capacity_answers(ctx: PlanContext, intent: str) -> bool:
+    """A question about the user's cards with no model that what the cards hold answers: "would 2 H100 be enough?
+    which service to rent them from?", or a quoted need ("it recommends at least 15GB; can I offload some layers
+    from my 8GB card?"), whose figure against the card leads (capabilities/stated_need.py)."""
+    renting = intent == "fit" and "rent_where" in ctx.intents
+    quoted = intent in ("fit", "offload") and bool(ctx.parsed.min_vram_gib)
+    return bool(ctx.scenario.gpu) and (renting or quoted)
+
+
 def _model_label(model: str) -> str:
     from tools.model_match import match_model
 
@@ -370,11 +407,12 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         return Plan(intents=intents, scenario=s, calls=[], ask=asked)
     for intent in list(ctx.intents):
         cap = capability(intent)
-        if intent == "concept":
-            continue  # the guide search is planned once, below, for every question type that cites
+        # the guide search is planned once, below, for every question type that cites; a part folded into one
+        # planned before it ("A100 vs 4090, which is faster?": the comparison) is not planned again
+        if intent == "concept" or intent not in ctx.intents:
+            continue
         if cap.needs_model and not ctx.has_model:
-            if intent == "fit" and s.gpu and "rent_where" in ctx.intents:
-                # "would 2 H100 be enough? which service to rent them from?" with no model: what they hold
+            if _capacity_answers(ctx, intent):
                 ctx.hand_over(intent, "capacity")
                 continue
             ctx.need("need_model")
@@ -427,7 +465,18 @@ def _serving_default_model(ctx: PlanContext) -> None:
 # Parts planned beside the question when it calls for them: a model too big for any card (how people deploy it),
 # a request rate (the fleet it takes), a card about to be bought that does not hold the model (the one that would),
 # "how many of this card" (the count at each format)
-_COMPANIONS = ("big_model", "fleet", "buy_instead", "card_count", "host", "cpu_or_gpu", "mac_or_pc")
+# named_cards: last, once every part has planned, so it sees which named cards no call covers
+_COMPANIONS = (
+    "big_model",
+    "fleet",
+    "buy_instead",
+    "card_count",
+    "host",
+    "cpu_or_gpu",
+    "mac_or_pc",
+    "named_cards",
+    "step_up",  # after what a small owned card runs: the card to buy next
+)
 # Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
 _EVERY_PART = ("memory", "fit", "recommend")
 _MAX_PARTS = 6  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once;

@@ -49,6 +49,7 @@ from assistant.understanding.sharers import _sharers
 from assistant.understanding.size_range import _size_range
 from assistant.understanding.sized_cards import _several_of_size, _sized_cards
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
+from assistant.understanding.stated_need import _need_against_card, _stated_need
 from assistant.understanding.symptoms import _measured, _symptoms
 from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text, weights_file_folders
 from assistant.understanding.unique_size import _unique_size
@@ -155,6 +156,7 @@ def _parse(text: Any) -> ParsedQuery:
         _stated_capacity,
         _sized_cards,  # "8*24G", "单卡只有16GB显存", "with 8gb Vram": cards named by their memory alone
         _min_vram,
+        _stated_need,  # "the README says it needs 40GB of VRAM": the floor the user's card is set against
         _catalog_vram,
         _mac_memory_no_floor,  # "M2 Max w/ up to 96GB unified memory": the Mac's memory, no floor for a listing
         _money,
@@ -186,6 +188,7 @@ def _parse(text: Any) -> ParsedQuery:
     _mac_studio_config(st)  # "Mac Studio 能跑满血 R1 吗": the configuration that holds the model
     _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)
+    _need_against_card(st)  # "requirement: 20GB, will my 3080 work?": the card against the need, not its specs
     _adds_card(st)  # "I have a 3090; add a 5060 Ti or a 5090?": the others join the owned card
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
     _drop_feature_precision(st)

@@ -18,10 +18,33 @@ _ADDS = re.compile(
 _REPLACES = re.compile(r"\b(?:switch(?:ing)? to|replac\w*|sell\w*|instead of|upgrade from)\b|换成|换掉|卖掉|替换", re.I)
 
 
+# right before the owned card named again: it is proposed as a second one ("another 3090", "再加一张4090")
+_ANOTHER = re.compile(
+    r"\b(?:another|a second|second|one more|2nd)\W*(?:used\s+)?(?:rtx\s*)?$|再(?:加|买|来|上)(?:一|1)?张?\W*$", re.I
+)
+
+
+def _owned_again(st: _State) -> list:
+    """The owned card's spans after its first: where it is named again."""
+    mine = [s for s in st.gpus if s.value and s.value == st.q.owned_gpu]
+    return mine[1:]
+
+
 def _adds_card(st: _State) -> None:
-    """Whether the cards named besides the one owned are to join it (see the module doc)."""
+    """Whether the cards named besides the one owned are to join it (see the module doc). "another 3090" beside an
+    owned 3090 makes a second one of it an option too (counted as 2 of it); "加 4060Ti 还是加 4090" joins either
+    card to the owned one ('加' reads as cards together) while '还是' makes them options: options, then."""
     q = st.q
-    others = {g for g in q.gpu_mentions if g != q.owned_gpu}
-    if not q.owned_gpu or q.owned_gpu not in q.gpu_mentions or len(others) < 2 or q.gpus_together:
+    again = any(_ANOTHER.search(st.t.view[max(0, s.start - 20) : s.start]) for s in _owned_again(st))
+    others = {g for g in q.gpu_mentions if g != q.owned_gpu} | ({q.owned_gpu} if again else set())
+    options = q.gpus_alternative and len(others) >= 2
+    if not q.owned_gpu or q.owned_gpu not in q.gpu_mentions or len(others) < 2 or (q.gpus_together and not options):
         return
     q.adds_to_owned = bool(_ADDS.search(q.text)) and not _REPLACES.search(q.text)
+    if not q.adds_to_owned:
+        return
+    if again:
+        q.gpu_counts[q.owned_gpu] = 2  # the owned card and another of it: one of the options
+    if q.gpus_together and set(q.intents) & {"fit", "capacity"}:
+        # the one machine's cards were read as the question ("does it fit them together"): it is a choice of card
+        q.intents = ["compare", *(i for i in q.intents if i not in ("fit", "capacity", "compare"))]

@@ -42,9 +42,20 @@ def _owns_word() -> re.Pattern[str]:
 _SUPPOSED = re.compile(r"(?:\bif|\bwhat if|\bshould|如果|要是|假如|假设)\W{0,2}$", re.I)
 
 
+# "论文中您用的是80G的H100", "作者用的是 A100": a card someone else used (the author's, the paper's) is not the user's
+_SOMEONE_ELSE = re.compile(
+    r"(?:你|您|他|她|作者|论文中?|官方|别人|人家|\byou\b|\bthey\b|\bthe (?:author|paper)s?\b)\s*$", re.I
+)
+
+
+def someone_else(before: str) -> bool:
+    """The words before an ownership word name someone else ("您用的是", "the author used"): not the user's card."""
+    return _SOMEONE_ELSE.search(before) is not None
+
+
 def _owns(words: str) -> bool:
     m = _owns_word().search(words)
-    return m is not None and not _SUPPOSED.search(words[: m.start()])
+    return m is not None and not _SUPPOSED.search(words[: m.start()]) and not someone_else(words[: m.start()])
 
 
 def together(view: str, known: list[_GpuSpan]) -> bool:
@@ -81,9 +92,11 @@ def owned_card(view: str, spans: list[_GpuSpan], upgrade_to: str | None) -> str 
 
 
 # "4090太贵了", "a 4090 is too expensive", "买不起 H100": a card ruled out by its price; the question is the other one
+# ruled out by its price, or by the market ("A100国内很难买到", "H100s are impossible to get"): not the card asked about
 _PRICED_AFTER = re.compile(
     r"^[^,，;；。.?？!！]{0,8}?(?:太贵|贵了|贵得|价格太高|too (?:expensive|pricey|costly)|(?:is|are) (?:so |way )?"
-    r"(?:expensive|pricey)|out of (?:my |our )?budget|超预算|买不起)",
+    r"(?:expensive|pricey)|out of (?:my |our )?budget|超预算|买不起|很难买|难买到|买不到|不好买|缺货|禁售"
+    r"|(?:is|are) (?:hard|impossible) to (?:get|find|buy)|(?:is|are) unavailable)",
     re.I,
 )
 _PRICED_BEFORE = re.compile(r"(?:买不起|负担不起|can't afford|can(?:no|\s+no)t afford)[^,，;；。.?？!！]{0,8}$", re.I)
@@ -118,12 +131,17 @@ def alternative(view: str, known: list[_GpuSpan]) -> bool:
     in the same message ("2080ti 能跑吗，3060 呢", "can a P40 run it? what about a 3060?")."""
     if _joined(_ALTERNATIVE, view, known):
         return True
+    if _WHICH.search(view) and _joined(_LINE_LIST, view, known):
+        return True  # "which GPU works best?\nNVIDIA RTX 4060\nJetson Orin 16GB": the candidates, one per line
     pairs = itertools.pairwise(known)
     return any(
         a.value != b.value and (_WHAT_ABOUT.search(view[a.end : b.start]) or _NE.match(view[b.end :])) for a, b in pairs
     )
 
 
+# cards listed one per line (a bullet allowed) after a "which" question: options to weigh, not one machine's cards
+_LINE_LIST = re.compile(r"^[ \t]*\n[\s\-*•·]*$")
+_WHICH = re.compile(r"\bwhich\b|哪(?:个|张|款|块|一个|种)", re.I)
 _WHAT_ABOUT = re.compile(r"(?:what|how) about|换成|换个", re.I)
 _NE = re.compile(r"^\s*(?:的话)?\s*呢")
 

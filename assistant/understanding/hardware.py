@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from assistant.understanding.card_counts import first_general_count
-from assistant.understanding.card_joins import alternative, listed_total, priced_out, together
+from assistant.understanding.card_joins import alternative, listed_total, priced_out, someone_else, together
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import acquired_words, memory_said_later
 from assistant.understanding.numbers import _count, _in_range, _number
@@ -307,7 +307,7 @@ def _owned(view: str, span: _GpuSpan) -> bool:
     before = view[max(0, span.start - 24) : span.start]
     m = _owns_rx().search(before)
     prev = before[m.start() - 1] if m and m.start() else " "  # "economy 3090" is not "my 3090"; "目前我这边" is owned
-    return m is not None and not (prev.isascii() and prev.isalnum())
+    return m is not None and not (prev.isascii() and prev.isalnum()) and not someone_else(before[: m.start()])
 
 
 def _gpu_count(st: _State, spans: list[_GpuSpan], i: int) -> None:

@@ -126,7 +126,9 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
     strong, weak = pos.get("compare_strong"), pos.get("compare_weak")
     several = max(st.models_found, len(st.modes_found - {"inference"}), len(st.precisions_found)) >= 2
     pc_or_card = seen.n_gpus + (1 if st.q.pc_alternative else 0)  # "Mac Studio vs a PC": a PC is the other side
-    if pc_or_card >= 2 and strong is None and "fit" in out and seen.has_model:
+    buying = bool(st.q.budget) or "recommend" in out  # "$3000: should I get one 4090 or two 3090s?": a choice
+    alt = st.q.gpus_alternative  # "which works best?" over cards listed as options: a choice among them
+    if pc_or_card >= 2 and strong is None and "fit" in out and seen.has_model and not buying:
         return  # "8 张 4090 或者 6 张 V100 能运行吗": whether each option runs it (fit answers each), no ranking
     if st.q.gpus_together and seen.has_model and strong is None:
         # "I have a 3090 and a 2060: one card or both for Qwen-14B?", "3090 + 2080ti 混插会不会被拖慢": the model on
@@ -142,9 +144,11 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
         sized = [out.pop(k) for k in ("compare", "gpu_info", "fit", "memory") if k in out]
         out["capacity"] = min([*sized, weak if weak is not None else seen.end])
         return
-    if pc_or_card >= 2 and (strong is not None or weak is not None):
-        out["compare"] = min(p for p in (strong, weak) if p is not None)
+    if pc_or_card >= 2 and (strong is not None or weak is not None or (buying and (seen.has_model or alt))):
+        out["compare"] = min(p for p in (strong, weak, seen.end) if p is not None)
         out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
+        if buying:
+            out.pop("fit", None)  # the comparison says whether each option holds it
     elif strong is not None and several:
         out["compare"] = strong  # "LoRA vs 全参", "Llama 70B vs Qwen 72B"
     elif weak is not None and _two_ways(st):
@@ -179,7 +183,8 @@ def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
     if seen.has_gpu or q.stated_capacity_gib is not None:
         out.pop("compare", None)
         out.pop("gpu_info", None)
-        if q.owns_hardware and not (q.budget or q.monthly_budget or q.buy_or_rent):
+        chosen = len(q.gpu_mentions) == 1 and q.buy_or_rent == "buy"  # "I would like to get an RTX-4090": decided
+        if ((q.owns_hardware and not q.buy_or_rent) or chosen) and not (q.budget or q.monthly_budget):
             # "我的 5090 最多能部署哪个 Qwen？有推荐的配置吗": the setup for the card they have, not a purchase; the
             # capacity answer already runs the bigger ones from their RAM (offload) when it is stated
             # nor a list of bigger cards ("8 A100 80GB the minimum? my max is 45G, can I fine-tune?")

@@ -206,8 +206,8 @@ def _compile_names(lex: _Lexicon) -> None:
         f"(?:(?:{g['card_size']})\\s*)?$"  # "8*24G A10G", "两张24G的3090": the card's memory between count and name
     )
     after_cls = g["count_after_classifiers"]
-    # "4090×2", "A100 8卡", "RTX4090 24Gx2张" (the card's memory before the count)
-    size = "(?:\\d{1,3}\\s*(?:gb|g)\\s*)?" + f"(?:(?:{g['count_after_descriptors']})\\s*)?"
+    # "4090×2", "A100 8卡", "RTX4090 24Gx2张", "A100（40G）× 4" (the card's memory before the count)
+    size = "(?:\\(?\\s*\\d{1,3}\\s*(?:gb|g)\\s*\\)?\\s*)?" + f"(?:(?:{g['count_after_descriptors']})\\s*)?"
     rx["count_after"] = _c(
         f"^\\s*{size}(?:[x×*]\\s*(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>\\d{{1,4}}|{cn})\\s*(?:{after_cls}))"
     )

@@ -27,6 +27,7 @@ def _patterns() -> dict[str, object]:
         "ram_plenty": _rx(raw["ram_plenty"]),
         "machines": [(name, _rx(words)) for name, words in raw["machines"].items()],
         "minimum": _rx(_langs(_lex().raw["asks_minimum"])),
+        "per_card": _rx(_langs(_lex().raw["asks_per_card"])),
     }
 
 
@@ -53,6 +54,7 @@ def _machine(st: _State) -> None:
         q.ram_type = f"ddr{gen}-{m.group('speed')}" if m.group("speed") else f"ddr{gen}"
     q.ram_plenty = bool(p["ram_plenty"].search(text))  # type: ignore[attr-defined]
     q.asks_minimum = bool(p["minimum"].search(text))  # type: ignore[attr-defined]
+    q.asks_per_card = bool(p["per_card"].search(text))  # type: ignore[attr-defined]
     q.machine = next((name for name, rx in p["machines"] if rx.search(text)), None)  # type: ignore[attr-defined]
     if q.machine == "old_server" and q.ram_type and q.ram_type.startswith("ddr5"):
         q.machine = "server"  # a Xeon with DDR5 is a current one (Sapphire Rapids and later)
@@ -118,12 +120,20 @@ def _acquired(st: _State) -> bool:
     return any(_acquired_rx().search(st.t.view[max(0, g.start - 24) : g.start]) for g in st.gpus)
 
 
+# "I have $3000", "我有1.5万", "手上有 2w 预算": what they have is money (a budget), not hardware
+_HAS_MONEY = re.compile(
+    r"(?:i have|i've got|i got|we have|我有|我只有|手上有|手头有|手里有|我们有)\s*(?:(?:about|around|only|大概|约)\s*)?"
+    r"(?:[$¥€£]\s*\d[\d,.]*\s*(?:k\b)?|\d[\d,.]*\s*(?:k\b|w\b|万|千|块|元|dollars?|bucks|usd|rmb|eur|€|£))",
+    re.I,
+)
+
+
 def _without_names(st: _State) -> str:
-    """The text with GPU spans blanked, so "My" inside a name never reads as ownership."""
+    """The text with GPU spans blanked, so "My" inside a name never reads as ownership, and money one has too."""
     chars = list(st.t.text)
     for g in st.gpus:
         chars[g.start : g.end] = " " * (g.end - g.start)
-    return re.sub(r"\s+", " ", "".join(chars))
+    return re.sub(r"\s+", " ", _HAS_MONEY.sub(" ", "".join(chars)))
 
 
 def _offload_engine(st: _State) -> None:

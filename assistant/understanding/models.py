@@ -242,9 +242,11 @@ def _one_generation(hits: list[_ModelHit], mentions: list[_Mention]) -> list[_Mo
 
 def _series_word_settled(q: ParsedQuery) -> None:
     """ "llama2 ... llama-70B": the sizeless name was the series of the model read, not an unknown model."""
-    if not (q.model and q.unknown_model):
+    # a scaled name ("qwen3.5 397b") has no registry entry, so no series to settle the sizeless word with
+    entry = registry().get(q.model) if q.model and q.unknown_model else None
+    if entry is None:
         return
-    series = re.sub(r"[^a-z0-9.]", "", (registry()[q.model].series or "").lower())
+    series = re.sub(r"[^a-z0-9.]", "", (entry.series or "").lower())
     if series and (series_in_name(q.unknown_model) or "").removeprefix("series:") == series:
         q.unknown_model, q.model_suggestions = None, []
 

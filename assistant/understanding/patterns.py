@@ -69,7 +69,8 @@ def _c(pattern: str) -> re.Pattern[str]:
 
 
 def _langs(entry: dict[str, list[str]] | list[str]) -> list[str]:
-    """Flatten a {zh: [...], en: [...]} keyword entry (both languages match every message)."""
+    """Flatten a {zh: [...], en: [...], both: [...]} keyword entry (both languages match every message; "both" holds
+    words of either language that another list shares by a YAML anchor, so they have one home)."""
     if isinstance(entry, list):
         return entry
-    return [*entry.get("zh", []), *entry.get("en", [])]
+    return [*entry.get("zh", []), *entry.get("en", []), *entry.get("both", [])]

@@ -207,6 +207,7 @@ class ParsedQuery(BaseModel):
     asks_gpu_count: bool = Field(
         default=False, description="How many cards it takes ('4090 需要几张', 'how many H100s'): the count per format"
     )
+    asks_per_card: bool = Field(default=False, description="Each card's memory or all cards' ('单卡还是总显存')")
     owns_hardware: bool = Field(
         default=False,
         description="The GPUs named are the user's own ('我只有一张 3090', 'I have 8x A10G'): size on exactly them",

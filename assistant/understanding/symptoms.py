@@ -140,6 +140,7 @@ def _measured(st: _State) -> None:
                 continue
             speeds.append((m.start(), values))
             st.t.take(m.start(), m.end())
+    speeds += _bare_speeds(st, speeds)
     speeds = [(at, _shared(st, at, values)) for at, values in speeds]  # "4090和L40均达到50以上": one speed each
     logged = q.measured_speeds  # a pasted log's generation speed (understanding/run_log.py) comes first
     q.measured_speeds = [*logged, *(round(v, 4) for _, values in sorted(speeds) for v in values)]
@@ -159,6 +160,36 @@ def _measured(st: _State) -> None:
             q.num_gpus = q.num_gpus or n
             break
     _flags(st)
+
+
+# a number right after another card, once a speed with its unit is read ("H100 38 tokens/s, a 4090 gives 55",
+# "A800 上 35 tokens/s，3090 上 48"): that card's speed in the same unit; never a size, count, price or percentage
+_BARE_SPEED = re.compile(
+    r"\s*(?:上面?|上是|上有|上跑|是|有|能|能到|跑|:|：|=|gives?|gets?|does|do|did|runs?|ran|at|is|was|hits?|reaches)?\s*"
+    r"(?:about|around|roughly|only|约|大约|大概|只有)?\s*(?P<v>\d{1,4}(?:\.\d+)?)(?!\.?\d)"
+    r"(?!\s*(?:%|gb|g\b|gib|tb|mb|w\b|b\b|k\b|x|×|\*|张|块|卡|台|元|块钱|美元|刀|万|个|核|层|位|bit|-?bit|°|度))",
+    re.I,
+)
+_BARE_RANGE = 3.0  # within 3x of a speed stated with its unit: the same measurement on another card
+
+
+def _bare_speeds(st: _State, speeds: list[tuple[int, list[float]]]) -> list[tuple[int, list[float]]]:
+    """Speeds written without a unit right after a card, beside one written with it."""
+    stated = [v for _, values in speeds for v in values]
+    if not stated:
+        return []
+    with_speed = {_gpu_before(st, at) for at, _ in speeds}
+    out: list[tuple[int, list[float]]] = []
+    for g in sorted((g for g in st.gpus if g.value and g.value not in with_speed), key=lambda g: g.end):
+        m = _BARE_SPEED.match(st.t.text, g.end)
+        v = _number(m.group("v")) if m else None
+        if m is None or v is None or not st.t.is_free(m.start("v"), m.end("v")):
+            continue
+        if max(stated) / _BARE_RANGE <= v <= min(stated) * _BARE_RANGE:
+            out.append((m.start("v"), [v]))
+            with_speed.add(g.value)
+            st.t.take(m.start("v"), m.end("v"))
+    return out
 
 
 # cards joined right before one speed ("在4090和L40上 ... 均达到50以上", "on the 4090 and the L40 both about 50")
@@ -274,9 +305,20 @@ def _symptoms(st: _State) -> None:
     two_cards = len({g for g in q.measured_speed_gpus if g}) >= 2
     if found is None and two_cards and rx.run_time_doubt.search(text):
         found = "slow"  # "my A6000 gets 18 tokens/s, my friend's 3090 40, why?": one card's speed, doubted
+    if found is None and two_cards and _inverted(q.measured_speeds, q.measured_speed_gpus):
+        found = "slow"  # "A100 gets 30 tok/s, my 4090 over 45": the card with more bandwidth measured slower
     if q.run_log.layers_on_gpu == 0 and found in (None, "slow", "low_util"):
         found = "cpu_fallback"  # the load log says "offloaded 0/N layers to GPU": it all runs on the CPU
     q.symptom = found  # type: ignore[assignment]  # one of the lexicon's symptom names
+
+
+def _inverted(speeds: list[float], gpus: list[str | None]) -> bool:
+    """Two cards measured where the one with clearly more memory bandwidth is the slower: a speed reported wrong."""
+    from tools.catalog import catalog
+
+    cards = [(s, catalog().get(g)) for s, g in zip(speeds, gpus, strict=False) if g]
+    cards = [(s, spec.bandwidth_gbs) for s, spec in cards if spec is not None]
+    return any(sa < sb and ga > gb * 1.3 for sa, ga in cards for sb, gb in cards)
 
 
 _SUPPORT_ASKED = re.compile(r"support|compatib|支持|兼容|适配", re.I)
@@ -290,7 +332,9 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
     named = has_gpu or has_model or bool(q.support_subjects or q.diagnose_flags or q.diagnose_engines)
     measured = q.measured_tokens_per_s is not None or q.measured_seconds_per_step is not None
     asked = "diagnose" in pos
-    memory_only = q.symptom == "memory_high" and not dict(_rx().symptoms)["memory_high"].search(st.t.text)
+    # "并发越高显存占用越多吗" asks how memory grows, which is sizing, though it says memory is used up
+    grows = "memory_per_user" in q.diagnose_flags
+    memory_only = q.symptom == "memory_high" and (grows or not dict(_rx().symptoms)["memory_high"].search(st.t.text))
     if memory_only and not asked and any(k in out for k in ("fit", "capacity", "recommend", "compare")):
         q.symptom = None  # "8B uses 16GB on my 4090, can I run 13B?": a sizing question that quotes a number
     if measured and has_gpu and has_model and not q.symptom and set(out) <= _SIZING and not _ASKS.search(st.t.text):

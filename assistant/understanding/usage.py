@@ -179,6 +179,15 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
         out.pop("recommend", None)  # "推荐租 GPU 的网站", "recommend an EC2 instance": where, not which card to buy
     if "api" in out and "rent_where" in out:
         out.pop("rent_where")  # "租 GPU 会不会比调用 API 贵": the comparison names where it rents
+    _card_for_rent(q, out)
+
+
+def _card_for_rent(q: ParsedQuery, out: dict[str, int]) -> None:
+    """ "3090 租不到，3080Ti 12G 够 minimind 吗", "rent an A10 for Llama 3.1 8B, enough?": whether the named card
+    holds the model decides what to rent, so its fit leads where it rents."""
+    named = (q.gpu_mentions or q.unknown_gpu) and (q.model or q.params_b or q.unknown_model or q.model_family)
+    if {"rent_where", "fit"} <= set(out) and named:
+        out["fit"] = min(out["fit"], out["rent_where"] - 1)
 
 
 def _buy_or_rent(q: ParsedQuery, out: dict[str, int]) -> None:

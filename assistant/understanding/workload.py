@@ -336,7 +336,8 @@ def _preferences(st: _State) -> None:
     q.in_china = bool(rx["in_china"].search(text))
     q.interruptible = bool(rx["interruptible"].search(text))
     q.image_generation = bool(rx["image_generation"].search(text))
-    q.asks_concurrency = bool(rx["asks_concurrency"].search(text))
+    # "并发越高显存越多吗" (a diagnose flag, read earlier) is answered with how many sequences the cards hold at once
+    q.asks_concurrency = bool(rx["asks_concurrency"].search(text)) or "memory_per_user" in q.diagnose_flags
     q.serving = bool(rx["serving"].search(text)) and not rx["serving_personal"].search(text)
     # who asks: the first group that matches, companies before teams before individuals
     q.persona = next((who for who, words in _lex().persona if _said_now(words, text)), None)  # type: ignore[assignment]

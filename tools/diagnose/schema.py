@@ -62,7 +62,7 @@ class DiagnoseRequest(BaseModel):
     engine: str | None = Field(
         default=None,
         description="Engine or framework: vllm, sglang, llama.cpp, ollama, transformers, auto-gptq, exllama, mlx, "
-        "xinference, deepspeed, lmdeploy, tensorrt-llm, ktransformers",
+        "xinference, deepspeed, lmdeploy, tensorrt-llm, ktransformers, tgi",
     )
     flags: list[str] = Field(
         default_factory=list,
