@@ -72,6 +72,28 @@ def test_every_example_is_a_registry_model_checked_with_estimate_vram():
     assert _way(r, "4bit").examples[0].params_b > 13  # a 14B-class model leads (Qwen3-14B, Phi-4 ...)
 
 
+@pytest.mark.parametrize(
+    "req",
+    [
+        {"vram_gib": 4, "precision": "int4"},
+        {"vram_gib": 2},
+        {"vram_gib": 6, "precision": "int4"},
+        {"gpu": "rtx-3090", "mode": "qlora"},
+        {"vram_gib": 8, "family": "qwen"},
+    ],
+)
+def test_the_stated_limit_is_never_below_an_example_that_fits(req: dict) -> None:
+    """ "4-bit max about 0.4B (e.g. Qwen2.5-0.5B)" contradicts itself: a real model that fits (GQA, tied embeddings
+    make it smaller than the generic shape solved) raises the limit to its own size, as its name says it."""
+    r = largest_model(CapacityRequest(**req))
+    for way in r.ways:
+        for e in way.examples:
+            assert way.max_params_b_exact is not None and e.params_b <= way.max_params_b_exact + 1e-9
+        if way.examples:
+            top = max(e.params_b for e in way.examples)
+            assert way.max_params_b is not None and way.max_params_b >= round(top, 1) - 0.1
+
+
 def test_four_t4s_serve_a_70b_class_model_at_4_bit():
     r = largest_model(CapacityRequest(gpu="Tesla T4", num_gpus=4, engine="vllm"))
     # vLLM keeps 10% back: 4 x 14.4 = 57.6 GiB. AWQ is ~4.16 bits plus 16-bit embeddings, ~0.52 B/param: 70B is

@@ -74,8 +74,8 @@ def test_a_used_card_for_a_model_it_holds_still_leads_with_the_used_card(advisor
     ("text", "lead_word"),
     [
         ("RX 580 8GBs are useless for AI or can i use it somehow ?", "Usable, with limits"),
-        ("Can I do anything with LLMs on my Radeon RX 580 8GB, or is it useless?", "8.5B"),
-        ("我的 RX 580 8G 跑AI是不是废了", "8.5B"),
+        ("Can I do anything with LLMs on my Radeon RX 580 8GB, or is it useless?", "9.5B"),
+        ("我的 RX 580 8G 跑AI是不是废了", "9.5B"),
     ],
 )
 def test_is_my_card_useless_leads_with_one_verdict_and_says_what_it_holds(advisor, text, lead_word):

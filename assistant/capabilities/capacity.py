@@ -62,6 +62,18 @@ def capacity_lines(
                 ram_part=o.in_ram_gib,
                 tps=o.decode_tokens_per_s,
             )
+    low = r.offload_low_bit
+    if low is not None:
+        w.say(
+            "capacity_offload_low_bit",
+            model=low.model,
+            precision=_format_name(low.precision),
+            gpu_gib=low.on_gpu_gib,
+            ram_part=low.in_ram_gib,
+            tps=low.decode_tokens_per_s,
+            memory=low.ram.memory.upper(),
+            gbs=low.ram.effective_gbs,
+        )
     if detail:
         w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
         w.bullets("warnings_head", render_all(r.warnings, w.lang), limit=3)
@@ -320,6 +332,11 @@ class Capacity(Capability):
         ToolName.LARGEST_MODEL: {"gpu": "gpu", "num_gpus": "num_gpus"}
     }
     guides_topic = "VRAM capacity model size weights bytes per parameter 4-bit quantization"
+
+    def records(self, tool: ToolName) -> bool:
+        # the speed of the biggest model a card holds is an example the user did not choose: a follow-up ("16g 也行吗？
+        # 比如4070tis") keeps the model the conversation was about, not the example
+        return tool != ToolName.ESTIMATE_SPEED
 
     def topic(self, ctx: PlanContext) -> str | None:
         if ctx.parsed.mode in ("full", "lora", "qlora") or ctx.parsed.fine_tune_unspecified:

@@ -309,6 +309,8 @@ class Fit(Capability):
         return "VRAM capacity weights bytes per parameter 4-bit quantization" if personal else self.guides_topic
 
     def plan(self, ctx: PlanContext) -> None:
+        from assistant.capabilities.fewer_four_bit import plan_fewer
+
         s = ctx.scenario
         if not s.gpu:
             ctx.need("need_gpu")
@@ -316,12 +318,15 @@ class Fit(Capability):
         ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
         _pool(ctx)
         plan_fit(ctx, s, self.intent)
+        plan_fewer(ctx)  # "g5.48xlarge is expensive": the 4-bit build on fewer of these cards
         if cards := mixed_cards(ctx.parsed):  # the bandwidths the mixed-cards line quotes
             ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [g.id for g in cards]))
         for option in other_hardware(ctx):  # "8 张 4090 或者 6 张 V100 能运行吗": each option answered
             plan_fit(ctx, option, "fit_option")
 
     def render(self, w: Writer, turn: Turn) -> None:
+        from assistant.capabilities.fewer_four_bit import fewer_at_four_bit
+
         concurrency_lead(w, turn)  # "how many users can it serve?": the number leads
         sized = turn.own(self.intent, VramResult)
         # "能跑 14b 的微调吗？能跑 72b 的微调吗？", "微调与推理": each model and job, in one lead paragraph
@@ -358,6 +363,8 @@ class Fit(Capability):
             if i == 0 and shorter is None:
                 memory_only_verdict(w, r) if blocked else verdict(w, r)
                 _mixed_line(w, turn)
+                if not blocked:  # "g5.48xlarge is expensive": the 4-bit build on fewer of these cards
+                    fewer_at_four_bit(w, turn, r)
             memory_lines(w, r, detail=i == len(sized) - 1, lead=False)
         _published_line(w, turn, sized)
         for r in turn.own(self.intent, SpeedResult):

@@ -525,6 +525,9 @@ class Memory(Capability):
             if s.num_gpus is None:  # "70B on H100s": size the count from the first estimate
                 ctx.second_round.append(self.intent)
             ctx.second_round.append("cheaper_way")  # if it does not fit: the next cheaper way that might
+            from assistant.capabilities.fewer_four_bit import plan_fewer
+
+            plan_fewer(ctx)  # "g5.48xlarge is expensive": the 4-bit build on fewer of these cards
         elif not ctx.parsed.stated_capacity_gib:
             ctx.second_round.append("card_needed")  # "需要多大的 GPU": the smallest common card that holds it
             from assistant.capabilities.memory_formats import plan_formats
@@ -545,6 +548,7 @@ class Memory(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         from assistant.capabilities.card_needed import card_lines, parts_summary
+        from assistant.capabilities.fewer_four_bit import fewer_at_four_bit
 
         if turn.parsed.context_from_name:  # "glm-4-9b-chat-1m": the 1M variant's context is its own, not too long
             for r in turn.results(VramResult):
@@ -561,6 +565,7 @@ class Memory(Capability):
                 # several cards of a size: their verdict (pooled.py) replaces the one-card sentence
                 capacity = None if pooled_lead_said(turn) else turn.parsed.stated_capacity_gib
                 sized_lines(w, results, capacity, detail=last)
+            fewer_at_four_bit(w, turn, results[0])
             card_lines(w, turn, results[0])
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:

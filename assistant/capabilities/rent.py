@@ -17,7 +17,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.cost import verdict as tco_verdict
 from assistant.capabilities.job_cost import PRETRAIN_CARDS, is_job_question, job_calls, job_lines, job_speeds, plan_job
 from assistant.capabilities.keep_local import keep_local_lead, owned_card, plan_owned
-from assistant.capabilities.rent_free import free_lead, plan_free
+from assistant.capabilities.rent_free import FREE_CARD, free_lead, plan_free
 from assistant.capabilities.rent_quote import quote_text, quoted_provider
 from assistant.capabilities.rent_share import share_text, sharers, speed_call
 from assistant.capabilities.workload import workload_args
@@ -102,6 +102,16 @@ class Rent(Capability):
     }
     guides_topic = "cloud GPU rental providers billing spot checkpoint storage"
 
+    def _job_cards(self, ctx: PlanContext, currency: str) -> list[str]:
+        """The cards a training job with no card named is priced on."""
+        if ctx.parsed.rent_ask == "free":
+            # "train a small GPT-2 without paying for a GPU": the run timed on the free tiers' card, the tiers first
+            ctx.add(self.intent, ToolName.RENT_PROVIDERS, gpu=FREE_CARD, currency=currency, limit=1)
+            return [FREE_CARD]
+        # "what does pretraining a 1B model cost?": on a rented datacenter card and on a consumer one;
+        # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it
+        return list(PRETRAIN_CARDS) if ctx.parsed.pretrain else _cheapest_card_for(ctx.scenario)
+
     def plan(self, ctx: PlanContext) -> None:
         s, parsed = ctx.scenario, ctx.parsed
         sharers(ctx)  # "10人合伙": the month split between them
@@ -115,10 +125,7 @@ class Rent(Capability):
         base, provider = _base_args(s), s.rent_provider
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu and not ctx.has_model else [])
         if is_job_question(ctx) and not names:
-            # "what does pretraining a 1B model cost?": on a rented datacenter card and on a consumer one
-            names = (
-                list(PRETRAIN_CARDS) if parsed.pretrain else _cheapest_card_for(s)
-            )  # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it
+            names = self._job_cards(ctx, base["currency"])
         if names and is_job_question(ctx):
             plan_job(ctx, self.intent, names)  # "租一张 4090 微调 Qwen2.5-7B 要花多少钱": the job, priced
             return
@@ -229,6 +236,7 @@ class Rent(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         if job_speeds(turn, self.intent):
+            free_lead(w, turn, turn.own(self.intent, RentResult))  # asked for free GPUs: the tiers lead the run
             job_lines(w, turn, self.intent)  # a training job priced where it rents
             return
         owned = owned_card(turn.parsed)

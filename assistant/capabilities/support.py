@@ -35,10 +35,26 @@ def _subjects(parsed: ParsedQuery, scenario: Scenario) -> list[str]:
     if len(named) > 1 and parsed.precision:
         named = [s for s in named if s != parsed.precision] or named
     if len(named) > 1:  # "Unsloth ... CUDA = 6.1" in a log: the software the user runs, not the platform under it
-        named = [s for s in named if platform_vendor(s) is None] or named
+        # ... unless that platform cannot run on the card ("R9 390 能用 ROCm 跑 llama.cpp 吗"): its "no" leads
+        failing = [s for s in named if platform_vendor(s) is not None and _fails_on_card(s, parsed)]
+        named = [*failing, *(s for s in named if platform_vendor(s) is None)] or named
     if named:
         return named[:_MAX_SUBJECTS]
     return [scenario.support_subject] if scenario.support_subject else []
+
+
+def _fails_on_card(platform: str, parsed: ParsedQuery) -> bool:
+    """The platform (ROCm, CUDA) says no on a card the user named of its own vendor."""
+    from tools.errors import AdvisorError
+    from tools.support import SupportRequest, check_support
+
+    for gpu in parsed.support_targets or parsed.gpu_mentions:
+        try:
+            if check_support(SupportRequest(engine=platform, gpu=gpu)).verdict == "no":
+                return True
+        except AdvisorError:
+            continue
+    return False
 
 
 def _gpus(parsed: ParsedQuery, scenario: Scenario) -> list[str]:

@@ -232,6 +232,15 @@ def _host_ram(w: Writer, turn: Turn) -> None:
         return
 
 
+def _running_oom(turn: Turn) -> bool:
+    """An out-of-memory hit running the model, its first job ("I tried to run the 13B ... OOM ... 26 GB for inference
+    and 52 GB for fine-tuning"): the planner sizes the run first (plan.py), and that OOM leads, not the figure quoted
+    for the fine-tune."""
+    p = turn.parsed
+    vram = first_vram(turn.outcomes)
+    return p.symptom == "oom" and p.jobs[:1] == ["inference"] and vram is not None and vram.mode == "inference"
+
+
 def _oom_variants(turn: Turn) -> list[VramResult]:
     """The bigger settings sized for a training run that OOMs although it fits the cards (none when it does not
     fit, or fits only sharded: the verdict explains that OOM)."""
@@ -298,7 +307,7 @@ class TrainingLead(Capability):
 
     def active(self, turn: Turn) -> bool:
         counted = turn.parsed.asks_minimum and _counted(turn)
-        quoted = bool(turn.parsed.quoted_memory_gib) and _job_total(turn) is not None
+        quoted = bool(turn.parsed.quoted_memory_gib) and _job_total(turn) is not None and not _running_oom(turn)
         return bool(counted) or quoted or bool(_oom_variants(turn))
 
     def render(self, w: Writer, turn: Turn) -> None:

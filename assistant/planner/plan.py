@@ -152,8 +152,13 @@ def _merge_sample_length(parsed: ParsedQuery, s: Scenario) -> None:
 def _merge_model(parsed: ParsedQuery, s: Scenario) -> None:
     new_model = bool(parsed.model or parsed.params_b is not None)
     if new_model and not parsed.is_followup and (parsed.model != s.model or parsed.params_b != s.params_b):
+        kept = s.mode
         for slot in _WORKLOAD_SLOTS:  # a new model starts a new workload
             setattr(s, slot, None)
+        if kept == "qlora" and parsed.fine_tune_unspecified and not parsed.pretrain:
+            # "I can finetune 30b on my 4090; so not 65b even with two cards?" after a QLoRA answer: the fine-tune
+            # the conversation sized (4-bit) stays the method until another is named
+            s.mode = kept
     if parsed.model:
         s.model, s.params_b = parsed.model, None
     elif parsed.params_b is not None and new_model:
@@ -196,6 +201,10 @@ def _merge_mode(parsed: ParsedQuery, s: Scenario) -> list[str]:
     if parsed.pretrain:
         s.mode = "full"
         return []
+    if parsed.fine_tune_unspecified and parsed.symptom == "oom" and parsed.jobs[:1] == ["inference"] and not s.mode:
+        # "I tried to run the 13B ... OOM ... 26 GB for inference and 52 GB for fine-tuning": the OOM hit running it
+        # is the question; the fine-tune named after it is another part (other_parts), not the scenario's job
+        return []
     if parsed.fine_tune_unspecified:
         s.mode = s.mode if s.mode in ("lora", "qlora", "full") else "lora"
         return ["assumed_lora"] if s.mode == "lora" else []
@@ -225,9 +234,20 @@ def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
     intents = _within_compare(parsed, intents)
     chosen = _carried_intents(parsed, previous, intents) or _implied_intents(parsed) or intents or ["help"]
     chosen = _capacity_part(parsed, card_after_purchase(parsed, previous, chosen))
+    chosen = _supported_on_new_card(parsed, previous, chosen)
     return _oom_without_model(
         parsed, previous, _oom_on_new_cards(parsed, previous, _still_risky(parsed, previous, chosen))
     )
+
+
+def _supported_on_new_card(parsed: ParsedQuery, previous: Scenario, intents: list[str]) -> list[str]:
+    """ "那3090能跑Marlin吗" answered, then "16g 也行吗？比如4070tis": a follow-up naming only another card asks the
+    engine or kernel of the turn before on it too (its support verdict beside the sizing)."""
+    carried = "support" in previous.last_intents and previous.support_subject and not parsed.support_subjects
+    only_card = parsed.gpu_mentions and not (parsed.model or parsed.params_b or parsed.model_family)
+    if carried and only_card and "support" not in intents and set(intents) - {"help", "out_of_scope"}:
+        return [*intents, "support"]
+    return intents
 
 
 def _capacity_part(parsed: ParsedQuery, intents: list[str]) -> list[str]:
@@ -474,6 +494,7 @@ _COMPANIONS = (
     "host",
     "cpu_or_gpu",
     "mac_or_pc",
+    "ruled_out",  # a card ruled out beside the one asked: named once, with what is sold instead
     "named_cards",
     "step_up",  # after what a small owned card runs: the card to buy next
 )

@@ -44,6 +44,7 @@ from assistant.understanding.requirements import (
     _requirements,
     _unquantized,
 )
+from assistant.understanding.ruled_out import _ruled_out
 from assistant.understanding.run_log import _run_log
 from assistant.understanding.sharers import _sharers
 from assistant.understanding.size_range import _size_range
@@ -172,6 +173,7 @@ def _parse(text: Any) -> ParsedQuery:
     _engine(st)
     _training_options(st)
     _preferences(st)
+    _ruled_out(st)  # "A100国内很难买到": the card ruled out, kept to name; its market words ask nothing
     _topics(st)
     _concepts(st)
     _cues(st)

@@ -32,6 +32,24 @@ _THEN_TOGETHER = re.compile(
 )
 
 
+# "both my 3090 and 4090 get over 45", "my 3090 and 4090 both do 50 t/s", "我的3090和4090跑7B都能到45": a speed each
+# card reaches on its own is two runs to weigh, not one machine's cards, even after "my"
+_EACH_AFTER = re.compile(
+    r"^[^,，;；。.?？!！]{0,30}?(?:\b(?:both|each)\b|都|各自|分别)[^,，;；。.?？!！\d]{0,14}\d", re.I
+)
+_BOTH_BEFORE = re.compile(r"\bboth\s+(?:(?:my|our|the)\s+)?$", re.I)
+_MEASURED_AFTER = re.compile(
+    r"^\s*(?:cards?|gpus?)?\s*(?:get|gets|got|do|does|did|hit|hits|reach|reaches|give|gives|manage|manages|"
+    r"run at|runs at|are at|are getting)\b[^,，;；。.?？!！\d]{0,10}\d",
+    re.I,
+)
+
+
+def _each_measured(view: str, a: _GpuSpan, b: _GpuSpan) -> bool:
+    after = view[b.end :]
+    return bool(_EACH_AFTER.match(after) or (_BOTH_BEFORE.search(view[: a.start]) and _MEASURED_AFTER.match(after)))
+
+
 @cache
 def _owns_word() -> re.Pattern[str]:
     owns = _lex().raw["machine"]["owns"]
@@ -58,10 +76,39 @@ def _owns(words: str) -> bool:
     return m is not None and not _SUPPOSED.search(words[: m.start()]) and not someone_else(words[: m.start()])
 
 
+# Ownership written after the card: "Got a 4090 already, ...", "a 4090 I already own", "4090 我已经有了",
+# "3090再买一张" (one is had, another is to be bought). Only right after the card, before any clause break.
+_OWNED_AFTER = re.compile(
+    r"^\s*(?:(?:card|gpu)s?\s+)?(?:(?:that|which)\s+)?(?:i|we)\s+(?:already\s+)?(?:have|own|got)\b(?!\s+to\b)"
+    r"|^\s*(?:(?:card|gpu)s?\s+)?already\s*(?:[,，;；.!?]|$|\b(?:and|but|so|in|on)\b)"
+    r"|^\s*(?:显卡|卡)?\s*(?:我们?|自己)?\s*(?:已经|早就|早已|已)\s*有了?"
+    r"|^\s*(?:显卡|卡)?\s*我们?有了"
+    r"|^\s*(?:显卡|卡)?\s*再(?:买|加|入|来|配|上|添)\s*(?:一|1)\s*[张块个](?!\s*(?:rtx|gtx)?\s*\d)",
+    re.I,
+)
+
+
+def _after_ends(view: str, spans: list[_GpuSpan]) -> list[int]:
+    """Per card, where an ownership phrase right after it ends (the card's own end when there is none)."""
+    starts = [*(s.start for s in spans[1:]), len(view)][: len(spans)]
+    out = []
+    for s, nxt in zip(spans, starts, strict=True):
+        m = _OWNED_AFTER.match(view[s.end : nxt]) if s.value else None
+        out.append(s.end + m.end() if m else s.end)
+    return out
+
+
+def owned_after(view: str, spans: list[_GpuSpan]) -> set[str]:
+    """The cards an ownership phrase comes right after (up to the next card)."""
+    return {s.value for s, end in zip(spans, _after_ends(view, spans), strict=True) if s.value and end > s.end}
+
+
 def together(view: str, known: list[_GpuSpan]) -> bool:
     """Two different cards joined by "+" / "加" / "plus" ("1张RTX5000ADA 32G+1张V100 32G"), or by "and" / "和"
     after an ownership word ("I have two GPUs: an RTX 3090 and a 2060", "我有一张3090和一张3060"): one machine's
     cards, not alternatives to weigh."""
+    if any(_each_measured(view, a, b) for a, b in itertools.pairwise(known)):
+        return False  # each card measured on its own ("both do 60+ t/s"): separate runs
     if _joined(_TOGETHER, view, known):
         return True
     for a, b in itertools.pairwise(known):
@@ -82,9 +129,11 @@ def owned_card(view: str, spans: list[_GpuSpan], upgrade_to: str | None) -> str 
     values = {s.value for s in spans if s.value}
     if len(values) < 2:
         return None
-    ends = [0, *(s.end for s in spans)]  # the words before a card: back to the previous card, 20 characters at most
+    # the words before a card: back to the previous card (and its "4090 我已经有了"), 20 characters at most
+    ends = [0, *_after_ends(view, spans)]
     before = [view[max(end, s.start - 20) : s.start] for s, end in zip(spans, ends[:-1], strict=True)]
     owned = {s.value for s, words in zip(spans, before, strict=True) if s.value and _owns(words)}
+    owned |= owned_after(view, spans)
     if len(owned) == 1:
         return next(iter(owned))
     rest = values - {upgrade_to}
@@ -153,7 +202,14 @@ def _joined(rx: re.Pattern[str], view: str, known: list[_GpuSpan]) -> bool:
 
 
 # "would a 4090 be worth it", "换 4090 值吗 / 值不值 / 划算吗": the user weighs the switch itself
-_WORTH = re.compile(r"\bworth\b|值吗|值得|值不值|划算", re.I)
+# "worth it", or whether the switch is needed at all ("should I get an M3 Max", "要不要换 4090", "有必要买吗")
+_WORTH = re.compile(
+    r"\bworth\b|值吗|值得|值不值|划算|should (?:i|we) (?:get|buy|upgrade|switch)"
+    r"|do (?:i|we) (?:really )?need to (?:buy|get|upgrade)"
+    r"|(?:which|what) (?:machine|computer|mac|gpu|card)s? should (?:i|we) (?:use|get|buy)|该(?:买|换)(?:哪|什么)"
+    r"|要不要(?:换|买|升级)|有没有必要|有必要(?:换|买|升级)|需不需要(?:换|买|升级)|该不该(?:换|买)",
+    re.I,
+)
 
 
 def owned_switch_weighed(view: str, owned: str | None, mentions: list[str]) -> bool:

@@ -15,7 +15,7 @@ from assistant.understanding.card_joins import alternative, listed_total, priced
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import acquired_words, memory_said_later
 from assistant.understanding.numbers import _count, _in_range, _number
-from assistant.understanding.own_size import own_size_beside_card
+from assistant.understanding.own_size import need_said_before, own_size_beside_card
 from assistant.understanding.patterns import _rx
 from assistant.understanding.query import Claim
 from assistant.understanding.text import _MAX_SPANS, _GpuSpan, _State
@@ -363,7 +363,7 @@ def _stated_capacity(st: _State) -> None:
         m = _owned_size(st)  # "12G显存 64G内存", "I have 8GB VRAM": the machine described
     if m is None and not (st.gpus or q.model or q.params_b) and lex.intent_rx["capacity"].search(st.t.text):
         m = lex.rx["min_vram_bare"].search(st.t.view)  # "8GB 能跑多大的模型": a bare size is the card asked about
-    if m:
+    if m and not need_said_before(st, m):
         q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
 
 

@@ -291,7 +291,8 @@ def _owned_switch(st: _State, out: dict[str, int], seen: _Seen) -> None:
     q = st.q
     if not (seen.has_model and owned_switch_weighed(st.t.view, q.owned_gpu, q.gpu_mentions)):
         return
-    if q.budget or q.monthly_budget or q.buy_or_rent or q.electricity_price or q.cloud_price_per_hour:
+    rent = q.buy_or_rent in ("rent", "compare")  # "is it worth buying X": a purchase weighed, not a bill
+    if q.budget or q.monthly_budget or rent or q.electricity_price or q.cloud_price_per_hour:
         return
     if q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified:
         return

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from assistant.understanding.card_joins import owned_card
+from assistant.understanding.card_joins import owned_after, owned_card
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
 from assistant.understanding.patterns import _c, _langs, _rx
@@ -68,6 +68,7 @@ def _machine(st: _State) -> None:
     described = q.ram_gib is not None or q.machine is not None or mac_described
     q.upgrade_to = bought_card(st.t.view, st.gpus)  # "I have a 3050 ... might buy a 4090": the card weighed
     owned = described or bool(p["owns"].search(_without_names(st))) or _acquired(st)  # type: ignore[attr-defined]
+    owned = owned or bool(owned_after(st.t.view, st.gpus))  # "Got a 4090 already", "4090 我已经有了"
     q.owns_hardware = bool(st.gpus) and owned
     q.owned_gpu = owned_card(st.t.view, st.gpus, q.upgrade_to) if owned else None
 

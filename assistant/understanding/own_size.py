@@ -27,3 +27,10 @@ def own_size_beside_card(st: _State) -> re.Match[str] | None:
             if owns.search(view[max(0, m.start() - 40) : m.start("v")]):  # type: ignore[attr-defined]
                 return m
     return None
+
+
+def need_said_before(st: _State, m: re.Match[str]) -> bool:
+    """ "模型要 40G 显存能跑起来吗", "是不是要 48G 的卡", "does Qwen-32B need a 48GB card?": the size is the job's
+    need the user asks about, not the card they have."""
+    rx = _c(_lex().raw["stated_capacity_need_asked"])
+    return bool(rx.search(st.t.view[max(0, m.start() - 14) : m.start()]))

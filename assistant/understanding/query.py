@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assistant.language import Currency, Language
+from assistant.understanding.ruled_out import RuledOut
 
 Intent = str  # a key of lexicon.yaml's `intents` section: a new question type is a lexicon entry
 Mode = Literal["inference", "full", "lora", "qlora"]
@@ -32,7 +33,7 @@ class RunLog(BaseModel):
     )
 
 
-class ParsedQuery(BaseModel):
+class ParsedQuery(RuledOut):
     """Slots read from one message; None / empty where the message does not say."""
 
     text: str

@@ -46,6 +46,11 @@ from tools.precision import resolve_precision
 from tools.workload import ModelRef
 
 
+def _peak_share(run: Run) -> int | None:
+    peak = run.values.get("peak")
+    return round(100 * run.measured / peak) if peak and run.measured and run.offload is None else None
+
+
 def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
     """Compute the ceiling, compare the measured number with it, and list the causes that apply."""
     run = Run(req=req, engine=engine_id(req.engine), flags=set(req.flags))
@@ -93,6 +98,8 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         ceiling_tokens_per_s=rounded(run.ceiling),
         ceiling_source="offload" if run.offload and run.ceiling else ("gpu" if run.ceiling else "none"),
         bound=bound_of(run),
+        peak_tokens_per_s=rounded(run.values.get("peak")) if run.offload is None else None,
+        peak_share_pct=_peak_share(run),
         measured_tokens_per_s=rounded(run.measured),
         gap=round(gap, 2) if gap else None,
         target_tokens_per_s=target,

@@ -98,9 +98,23 @@ def estimate_ceiling(run: Run) -> None:
     record_call(run, "estimate_speed", speed_request)
     training = req.mode == "training"
     run.ceiling = run.speed.training_tokens_per_s if training else run.speed.decode_tokens_per_s
+    if not training:
+        run.values["peak"] = _bandwidth_bound(run)
     if req.num_gpus > 1 and vram_of(run, run.precision or "bf16", 1, gpu=req.gpu).fit.fits:  # type: ignore[union-attr]
         single = estimate_speed(SpeedRequest(**speed_args(run, req.gpu, 1)))
         run.values["single"] = single.training_tokens_per_s if training else single.decode_tokens_per_s
+
+
+def _bandwidth_bound(run: Run) -> float | None:
+    """Decode tokens/s at the card's full memory bandwidth: the bytes every token reads (weights and KV cache, as
+    tools/speed.py counts them) against the peak bandwidth of the GPUs. The ceiling is the typical value under it
+    (memory_efficiency, kernel launches); a speed between the two is a good run, only one past this bound is
+    impossible as stated."""
+    notes = run.speed.assumptions if run.speed is not None else []
+    read = [n.params.get(k) for n in notes if n.code == "speed_decode" for k in ("weights_gb", "kv_gb")]
+    if run.gpu is None or len(read) != 2 or None in read or not sum(read):
+        return None
+    return run.gpu.bandwidth_gbs * run.req.num_gpus / sum(read)
 
 
 # of a Mac's unified memory, what the GPU may wire once `iogpu.wired_limit_mb` is raised (macOS and apps keep the rest)
@@ -215,6 +229,11 @@ def verdict_of(run: Run) -> tuple[Verdict, float | None]:
         return "not_measured", None
     gap = run.ceiling / run.measured
     t = table()
+    peak = run.values.get("peak") if run.req.num_gpus == 1 and run.offload is None else None
+    if peak and run.measured > run.ceiling:
+        # over the typical value but within the bandwidth bound is a well-tuned run; only past the bound is the
+        # number read as something else (a 4-bit build, several requests' total)
+        return ("above" if run.measured > peak * t["over_bound"] else "at_ceiling"), gap
     if gap <= 0.8:
         return "above", gap
     at_ceiling = t["at_ceiling_gap"]

@@ -15,7 +15,7 @@ from tools.speed import SpeedResult
 
 
 def compute_facts(run: Run, verdict: Verdict) -> None:
-    req, arch, f = run.req, run.arch, run.facts
+    req, f = run.req, run.facts
     fits = fits_of(run)
     f.add("fit_unknown" if fits is None or run.vram is None else ("fits" if fits else "not_fits"))
     if run.offload is not None:
@@ -35,8 +35,7 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
     f |= _link_facts(run, f)
     if run.vram is not None and run.vram.breakdown_gib["kv_cache"] >= table()["kv_large_share"] * run.vram.total_gib:
         f.add("kv_large")
-    if arch is not None and arch.active_params / 1e9 <= table()["small_model_b"]:
-        f.add("small_model")
+    f |= _size_facts(run)
     f |= {"gguf_engine"} if run.engine in GGUF_ENGINES else set()
     f |= {"not_measured"} if run.measured is None else set()
     if verdict in ("at_ceiling", "above"):
@@ -51,6 +50,15 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
     mem, fp32, half = req.measured_memory_gib, run.values.get("fp32_gib"), run.values.get("half_gib")
     if mem and fp32 and half and mem >= 0.85 * fp32 and mem >= 1.6 * half:
         f.add("memory_matches_fp32")
+
+
+def _size_facts(run: Run) -> set[str]:
+    """A small model; and one whose weights the card reads in a few ms a token, where the per-token fixed costs
+    outside the GPU decide (host_bound)."""
+    if run.arch is None or run.arch.active_params / 1e9 > table()["small_model_b"]:
+        return set()
+    limit = table()["host_bound_ms"]
+    return {"small_model", "host_bound"} if (run.values.get("mem_ms") or limit) < limit else {"small_model"}
 
 
 def _link_facts(run: Run, f: set[str]) -> set[str]:

@@ -174,6 +174,10 @@ class DiagnoseResult(BaseModel):
     verdict: Verdict
     ceiling_tokens_per_s: float | None = Field(description="What the hardware allows (training: tokens/s in total)")
     ceiling_source: Literal["gpu", "offload", "none"]
+    peak_tokens_per_s: float | None = Field(
+        default=None, description="Decode at the GPUs' full memory bandwidth: the bound the typical ceiling sits under"
+    )
+    peak_share_pct: int | None = Field(default=None, description="The measured speed as % of that bound (the MBU)")
     bound: str | None = Field(description="What limits the ceiling: memory-bandwidth, ram-bandwidth, interconnect ...")
     measured_tokens_per_s: float | None
     gap: float | None = Field(description="Ceiling / measured: 1 = at the ceiling, 5 = five times below")
