@@ -599,18 +599,8 @@ def _offload_example(
     for arch in pool:
         if arch.params / 1e9 <= beyond * 1.05 or arch.params * 4.5 / 8 / GIB > room_gib:
             continue
-        try:
-            r = estimate_offload(
-                OffloadRequest(
-                    model=arch.id,
-                    gpu=hw.gpu.id,
-                    num_gpus=hw.num_gpus,
-                    ram_gib=req.ram_gib,
-                    memory=req.ram_type,
-                    context_tokens=context,
-                )
-            )
-        except (AdvisorError, ValueError):
+        r = _offload_on(req, hw, arch, context)
+        if r is None:
             continue
         if r.fits_in_ram and r.strategy != "gpu_only":
             if r.decode_tokens_per_s >= floor:
@@ -619,6 +609,28 @@ def _offload_example(
         if len(tried) >= 6:
             break
     return None if dense else max(tried, key=lambda r: r.decode_tokens_per_s, default=None)
+
+
+def _offload_on(
+    req: CapacityRequest, hw: _Hardware, arch: ModelArch, context: int, precision: str | None = None
+) -> OffloadResult | None:
+    """One pool model run partly from the stated RAM on the cards (llama.cpp's default format unless given)."""
+    assert hw.gpu is not None
+    extra = {"precision": precision} if precision else {}
+    try:
+        return estimate_offload(
+            OffloadRequest(
+                model=arch.id,
+                gpu=hw.gpu.id,
+                num_gpus=hw.num_gpus,
+                ram_gib=req.ram_gib,
+                memory=req.ram_type,
+                context_tokens=context,
+                **extra,
+            )
+        )
+    except (AdvisorError, ValueError):
+        return None
 
 
 def _offload_low_bit(
@@ -642,19 +654,8 @@ def _offload_low_bit(
         if round(arch.params / 1e9) in tried:
             continue
         tried.add(round(arch.params / 1e9))
-        try:
-            r = estimate_offload(
-                OffloadRequest(
-                    model=arch.id,
-                    gpu=hw.gpu.id,
-                    num_gpus=hw.num_gpus,
-                    ram_gib=req.ram_gib,
-                    memory=req.ram_type,
-                    precision=_LOW_BIT,
-                    context_tokens=context,
-                )
-            )
-        except (AdvisorError, ValueError):
+        r = _offload_on(req, hw, arch, context, precision=_LOW_BIT)
+        if r is None:
             continue
         if r.fits_in_ram and r.strategy != "gpu_only" and r.decode_tokens_per_s >= floor:
             return r
