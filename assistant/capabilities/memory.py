@@ -103,11 +103,16 @@ def verdict(
         engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
         headroom = headroom_for(engine)
         fits = fits_capacity(r.per_gpu_gib, capacity_gib, headroom)
-        key = "fits_capacity" if fits else "not_fits_capacity"
+        # an inference "does not fit" names its format ("量化后能跑吗": the BF16 line under a quantized yes); a
+        # training run's verdict is about the method, said in the lines around it
+        key = "fits_capacity" if fits else ("not_fits_capacity_at" if r.mode == "inference" else "not_fits_capacity")
         if not fits and r.mode != "inference" and r.per_gpu_gib <= capacity_gib:
             # "20G 够吗" for 19.3 GiB: inside the card, not inside the margin a run needs; tight, and how to get room
             key = "tight_capacity_training"
-        w.say(key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine), need=r.per_gpu_gib)
+        fmt = w.label("format", r.precision)
+        w.say(
+            key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine), need=r.per_gpu_gib, format=fmt
+        )
     _pretrain_ways(w, r, capacity_gib)
 
 

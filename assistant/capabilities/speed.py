@@ -139,11 +139,19 @@ class Speed(Capability):
         timed = [r for r in turn.own(self.intent, SpeedResult) if r.time_to_train_hours and runs(turn, r)]
         for r in timed[:1]:
             time_lead(w, r)  # "how long will it take": the hours lead
+        speeds = [r for r in turn.own(self.intent, SpeedResult) if runs(turn, r)]
+        # "how many tokens/s on an L4?", asked alone, on one card that holds the job: the speed is the answer and
+        # leads, the memory verdict backs it. Where the verdict carries news (a count sized for the job, fewer cards
+        # than named, no fit) or hours were asked, the verdict or the hours lead.
+        alone = turn.plan.intents == [self.intent] and bool(results)
+        one = all(r.fit is not None and r.fit.fits and r.fit.num_gpus == 1 for r in results)
+        first = bool(speeds) and not timed and alone and one
+        for r in speeds if first else []:
+            speed_lines(w, r, time_said=False)
         if not hardware_lines(w, turn, results, detail=False):
             sized_lines(w, results)
-        for r in turn.own(self.intent, SpeedResult):
-            if runs(turn, r):
-                speed_lines(w, r, time_said=bool(timed))
+        for r in [] if first else speeds:
+            speed_lines(w, r, time_said=bool(timed))
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, SpeedResult):
