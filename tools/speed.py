@@ -98,6 +98,17 @@ class SpeedResult(BaseModel):
         default=None, description="Wall-clock hours times the GPUs: what a run is priced and compared by"
     )
     tokens_to_train: float | None = Field(default=None, description="Tokens the time to train is for (all epochs)")
+    training_flops: float | None = Field(
+        default=None, description="FLOPs of the whole run: tokens x FLOPs per token (6·N·D plus recompute, attention)"
+    )
+    training_mfu: float | None = Field(default=None, description="The model FLOPs utilisation the hours assume")
+    peak_tflops: float | None = Field(default=None, description="Dense peak TFLOPS per GPU in the compute format")
+    scale_out_gpus: int | None = Field(
+        default=None,
+        description="For a run longer than twice scale_out_days: the GPUs (whole 8-GPU servers) that finish it "
+        "in about scale_out_days",
+    )
+    scale_out_days: float | None = Field(default=None, description="Days the run takes on scale_out_gpus")
     bound: Bound
     memory_per_gpu_gib: float
     gpu_memory_gib: float
@@ -414,14 +425,28 @@ def _training(
         assumptions.append(note("speed_training_comm", parallel=parallel, link=link[2], **comm))
     tokens = _tokens_to_train(req, assumptions)
     hours = tokens / tps / 3600 if tokens else None
-    return dict(
+    out = dict(
         training_tokens_per_s=round(tps, 1),
         time_to_train_hours=round(hours, 2) if hours else None,
         gpu_hours_to_train=round(hours * n, 1) if hours else None,
         time_to_train_days=round(hours / 24, 1) if hours else None,
         tokens_to_train=tokens,
+        training_flops=tokens * per_token if tokens else None,
+        training_mfu=mfu,
+        peak_tflops=tflops,
         bound=bound,
     )
+    if hours and parallel == "data" and hours / 24 > 2 * cfg["scale_out_days"]:  # far past a month, not 40 days
+        # compute, not memory, sets the count of a long run: the data-parallel GPUs (whole servers of 8 past one)
+        # that finish it in about scale_out_days, each still doing its own micro-batch
+        need = math.ceil(hours * n / 24 / cfg["scale_out_days"])
+        gpus = need if need <= 8 else math.ceil(need / 8) * 8
+        step_n = max(t_compute, _all_reduce_s(trainable * 2, gpus, link))
+        days = tokens / (tokens_per_gpu_step * gpus / step_n) / 86400
+        if days <= 1.5 * cfg["scale_out_days"]:  # not where the gradient all-reduce eats the added cards (PCIe)
+            out["scale_out_gpus"] = gpus
+            out["scale_out_days"] = round(days, 1)
+    return out
 
 
 def _tokens_to_train(req: SpeedRequest, assumptions: list[Note]) -> float | None:

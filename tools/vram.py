@@ -255,8 +255,10 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         except (AdvisorError, ValueError):
             return None
 
-    # one Mac is the whole machine: unified memory does not pool over several (a bigger Mac is the other size)
-    needed = smallest_count(per_gpu_at, usable, counts=(1,) if gpu.segment == "apple" else counts_for(engine))
+    # one Mac (or Jetson module) is the whole machine: unified memory does not pool over several (a bigger one is the
+    # other size)
+    one = gpu.segment == "apple" or gpu.embedded
+    needed = smallest_count(per_gpu_at, usable, counts=(1,) if one else counts_for(engine))
     return GpuFit(
         gpu=gpu.name,
         gpu_id=gpu.id,

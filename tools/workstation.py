@@ -630,7 +630,21 @@ def _connectors(
         warnings.append(note("ws_16pin_care"))
     if per_card.get("eps8"):
         warnings.append(note("ws_eps8"))
+    warnings += [n for n in install_notes(gpu) if n.code != "ws_eps8"]  # its EPS12V plug is said just above
     return total
+
+
+def install_notes(gpu: GpuSpec) -> list[Note]:
+    """What a data-center PCIe card needs before it starts in a machine: its EPS12V plug (the table says which cards
+    take one) and, for one that maps all its memory through a 64-bit BAR, Above 4G decoding in the BIOS (an old or
+    desktop board without it cannot place the card: Windows Code 10 / not enough resources; Linux BAR errors)."""
+    out = [note("ws_eps8")] if rules()["gpu_power_connectors"]["cards"].get(gpu.id, {}).get("eps8") else []
+    # the full-height boards (150 W and up: K80 ... A100/H100 PCIe) expose a BAR the size of their memory; the slot-
+    # powered inference cards (T4, L4, A2, P4) keep a 256 MB window and start on any board
+    big_bar = gpu.vram_gib >= 16 and (gpu.tdp_w or 0) >= 150
+    if gpu.vendor == "nvidia" and gpu.segment == "datacenter" and gpu.form_factor == "pcie" and big_bar:
+        out.append(note("ws_above_4g", gpu=gpu.name, vram=gpu.vram_gib))
+    return out
 
 
 def _connectors_note(per_card: dict[str, int], about: str | None) -> Note:

@@ -43,6 +43,16 @@ class CardNeeded(Capability):
     cites_guides = False
     render_phase = 1  # after the memory figure it sizes a card for
 
+    def phase(self, turn: Turn) -> int:
+        """A training job no one card holds, asked in resources rather than memory ("全量微调 72B 需要多少资源", "how
+        much GPU do I need to full fine-tune a 70B?"): the count of cards leads; the one-card figure (over 1 TiB for
+        a 70B) would read as a per-card need. Asked in memory words ("需要多少显存"), the figure keeps the lead."""
+        if "vram" in turn.parsed.topics_mentioned or turn.plan.scenario.mode in (None, "inference"):
+            return self.render_phase
+        sized = [r for r in turn.own(self.intent, VramResult) if r.fit is not None]
+        # one job only: with several ("13B and 70B"), the parts summary names each model and leads
+        return -1 if len(sized) == 1 and not sized[0].fit.fits else self.render_phase
+
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         if plan.scenario.gpu:
             return []
@@ -122,12 +132,20 @@ def card_lines(w: Writer, turn: Turn, r: VramResult) -> None:
 
 def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None:
     """Several models or jobs in one question: each one's memory and the card it needs, in one lead paragraph."""
+    from assistant.capabilities.methods_lead import methods_in_parts  # methods_lead imports memory, which imports us
+
     items = []
     for results in groups:
         r = results[-1]
         found = card_for(turn, results[0])
         card = found[1].fit if found is not None else r.fit
         label = w.t("part_label", model=r.model, method=w.label("method", r.mode), precision=r.precision)
+        methods = methods_in_parts(w, turn, r.model) if r.mode in _TRAINING else None
+        if methods:  # a fine-tune with no method named: each method's count, not the assumed LoRA's alone
+            gpu = card.gpu if card is not None and turn.plan.scenario.gpu else None
+            key = "part_methods_on" if gpu else "part_methods"
+            items.append(w.t(key, model=r.model, gpu=gpu, items=methods))
+            continue
         if card is None:
             items.append(w.t("part_memory", part=label, need=r.per_gpu_gib))
         elif card.fits and card.num_gpus > 1:  # sized on the user's cards: a per-GPU figure, not one card's

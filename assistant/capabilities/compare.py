@@ -17,8 +17,10 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
+from assistant.understanding.ranked import expected_pair
 from tools import advice
 from tools.capacity import CapacityResult
+from tools.catalog import catalog
 from tools.compare import CompareResult, CompareRow
 from tools.notes import Note, money, note
 from tools.prices import tco_defaults
@@ -487,6 +489,7 @@ class Compare(Capability):
         for r in turn.own(self.intent, CompareResult):
             p = turn.parsed
             why = bool(p.focus or p.symptom or {"concept", "speed"} & set(p.intents))  # "which is faster?"
+            _expected_lead(w, p.text, p.gpu_mentions, p.mode)
             joins = p.owned_gpu if p.adds_to_owned else None
             pooled = turn.own(self.intent, CapacityResult)
             compare_lines(w, r, capacity="capacity" in turn.plan.intents, why=why, joins=joins, pooled=pooled)
@@ -513,6 +516,30 @@ class Compare(Capability):
             return str(tool)
         pick = result.verdict.label or "nothing fits"
         return f"{len(result.rows)} options compared; pick: {pick}"
+
+
+def _expected_lead(w: Writer, text: str, gpus: list[str], mode: str | None) -> None:
+    """ "Our A6000 is not as fast as the 3090, expected?", "训练时 H20 比 A100 慢很多，正常吗": the order the hardware
+    predicts was seen, so the verdict is "expected" and the job's bottleneck says why, before the comparison."""
+    pair = expected_pair(text, gpus, mode)
+    if pair is None:
+        return
+    slow, fast = (catalog().get(g) for g in pair)
+    if slow is None or fast is None:
+        return
+    training = (mode or "inference") != "inference"
+    fv, sv = (
+        (fast.bf16_tflops or fast.fp16_tflops, slow.bf16_tflops or slow.fp16_tflops)
+        if training
+        else (fast.bandwidth_gbs, slow.bandwidth_gbs)
+    )
+    if not (fv and sv):
+        return
+    what = w.t("compare_expected_compute" if training else "compare_expected_bandwidth")
+    job = w.t("compare_expected_training" if training else "compare_expected_decode")
+    unit = "TFLOPS" if training else "GB/s"
+    fields = dict(fast=fast.name, slow=slow.name, what=what, fv=fv, sv=sv, unit=unit, job=job)
+    w.say("compare_expected", **fields)
 
 
 def _weights_exceed_cards(ctx: PlanContext, names: list[str], counts: dict[str, int]) -> bool:

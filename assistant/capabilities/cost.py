@@ -287,8 +287,10 @@ class Cost(Capability):
         """First when buying or renting was asked first ("buy a 4090 or rent one, for LoRA on 7B?"): the verdict
         at the user's hours leads, whether the job fits the card follows."""
         first = turn.plan.intents[:1] == [self.intent] and turn.parsed.buy_or_rent == "compare"
-        # "how long and what will it cost": the run's hours and price in one sentence lead (advice.md §9)
-        return -2 if first or job_speeds(turn, self.intent) else self.render_phase
+        # "how long and what will it cost": the run's hours and price in one sentence lead (advice.md §9), unless
+        # the question is how many of the card ("how many H100s ... efficient in time and cost"): the count leads
+        job_first = job_speeds(turn, self.intent) and not turn.parsed.asks_gpu_count
+        return -2 if first or job_first else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
         job_lines(w, turn, self.intent)

@@ -20,6 +20,7 @@ from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
+from assistant.understanding.ranked import behind_card
 from tools.catalog import catalog
 from tools.diagnose import DiagnoseResult
 from tools.notes import render_all
@@ -164,8 +165,11 @@ _THAN = re.compile(r"(?:\bthan|比)\s*(?P<ref>[^,，。.;；?？!！]{1,40})", r
 def _slower_card(q: ParsedQuery) -> str | None:
     """Of two cards said to differ in speed with no speeds given, the slower one: the card after "than" / "比" is
     the reference, slower or faster as the comparative word says ("A 比 B 慢": A; "faster on B than on A": A)."""
-    if q.symptom != "slow" or q.measured_speeds or q.measured_tokens_per_s is not None or len(q.gpu_mentions) != 2:
+    if q.symptom != "slow" or q.measured_speeds or q.measured_tokens_per_s is not None:
         return None
+    behind = behind_card(q.text, q.gpu_mentions, q.mode)  # "the A800 is not as fast as the 3090", "A100 慢于 4090"
+    if behind is not None or len(q.gpu_mentions) != 2:
+        return behind
     m = _THAN.search(q.text)
     if m is None:
         return None
@@ -369,7 +373,14 @@ def _head(w: Writer, r: DiagnoseResult, skip: set[str] = _SAID_BY_LEAD) -> str |
     return first.head.render(w.lang)
 
 
-_MEMORY_CAUSES = ("fp32_default_load", "mps_fp32", "vllm_preallocates", "reference_example_kv")
+_MEMORY_CAUSES = (
+    "fp32_default_load",
+    "mps_fp32",
+    "vllm_preallocates",
+    "tgi_preallocates",
+    "lmdeploy_preallocates",
+    "reference_example_kv",
+)
 
 
 def _stock_gb(gpu: str) -> float:
@@ -413,6 +424,7 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
             if way:  # one bold lead: "**... usable. In FP8 it fits: ...**"
                 lead = lead.removesuffix("**") + (" " if w.lang == "en" else "") + way.removeprefix("**")
             w.add(lead)
+            _weights_over_all(w, r, weights)
         return set()
     if first == "vllm_preallocates":
         _lead_vllm(w, r)
@@ -423,6 +435,22 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
         w.say("diag_lead_memory", measured=r.measured_memory_gib, expected=expected, model=r.model, precision=precision)
         return set()
     return None
+
+
+def _weights_over_all(w: Writer, r: DiagnoseResult, weights: float | None) -> None:
+    """Several cards whose memory together is less than the weights alone ("24*4 G?" for a 116 GiB AWQ): the sum the
+    user made, and that no flag or context makes it fit."""
+    from tools.catalog import resolve_gpu
+    from tools.errors import AdvisorError
+
+    if not r.gpu or r.num_gpus < 2 or not weights or not r.usable_gib_per_gpu:
+        return
+    try:
+        spec = resolve_gpu(r.gpu)[0]
+    except (AdvisorError, ValueError):
+        return
+    if weights > r.num_gpus * r.usable_gib_per_gpu:
+        w.say("diag_weights_over_all", n=r.num_gpus, vram=spec.vram_gib, weights=weights)
 
 
 def _lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> None:
@@ -437,6 +465,9 @@ def _lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> Non
         w.say("diag_lead_head", head=head)  # no number to compare: the most likely cause leads
     elif r.causes:
         w.say("diag_lead_generic")
+    if r.symptom == "killed" and r.fits and r.gpu and r.memory_per_gpu_gib and r.usable_gib_per_gpu:
+        # a kill while loading on a card that holds the job: the card is cleared in the same breath
+        w.say("diag_killed_fits", model=r.model, gpu=r.gpu, need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
 
 
 def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> set[str] | None:
@@ -445,8 +476,12 @@ def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None
     said = _memory_lead(w, r, memory)
     if said is not None:
         return said
-    if r.symptom == "slow_load":
-        return None  # the load time is the disk's: the cause leads
+    if r.symptom in ("slow_load", "killed", "crash"):
+        return None  # the load time is the disk's; a kill or a crash has no number to state: the cause leads
+    if r.causes and r.causes[0].id == "mac_gpu_share":
+        return None  # a ceiling on the GPU means nothing for a model the Mac's GPU cannot hold: the cause leads
+    if r.symptom == "memory_high" and r.measured_tokens_per_s is None:
+        return None  # "the card shows full": no speed was asked about, so the memory's cause leads, not a ceiling
     if r.symptom == "multi_gpu_slower" and r.scaling and r.single_gpu_tokens_per_s and r.ceiling_tokens_per_s:
         ceiling, single = _num(r.ceiling_tokens_per_s), _num(r.single_gpu_tokens_per_s)
         w.say("diag_lead_multi_gpu", n=r.num_gpus, gpu=r.gpu, scaling=r.scaling, ceiling=ceiling, single=single)

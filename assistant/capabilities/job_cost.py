@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.capabilities.base import Outcome, Plan, PlanContext, ToolCall, Turn
-from assistant.capabilities.workload import speed_args
+from assistant.capabilities.speed import flops_line
+from assistant.capabilities.workload import speed_args, workload_args
+from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from tools.boards import boards_for, card_name
@@ -45,12 +47,26 @@ def is_job_question(ctx: PlanContext) -> bool:
 def plan_job(ctx: PlanContext, owner: str, names: list[str]) -> None:
     s, parsed = ctx.scenario, ctx.parsed
     for gid in names[:2]:
-        count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
+        count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else None)
+        count = count or fewest_that_hold(s, gid)
         args = speed_args(s.model_copy(update={"gpu": gid, "num_gpus": count}))
         if not any(k in args for k in ("training_tokens", "dataset_samples")):
             args["training_tokens"] = _pretrain_tokens(ctx) or _PER_TOKENS
         ctx.add(owner, ToolName.ESTIMATE_SPEED, **args)
     ctx.second_round.append(owner)
+
+
+def fewest_that_hold(s: Scenario, gid: str) -> int:
+    """No count stated: the run is priced on the fewest of these cards that hold it (sharded), not on one card the
+    job does not fit ("how many H100s to train Llama-3.1-70B, efficient in time and cost": 4 for LoRA, not 1)."""
+    from tools.errors import AdvisorError
+    from tools.vram import VramRequest, estimate_vram
+
+    try:
+        fit = estimate_vram(VramRequest(**workload_args(s), gpu=gid, num_gpus=1)).fit
+    except (AdvisorError, ValueError, TypeError):
+        return 1
+    return fit.gpus_needed if fit and not fit.fits and fit.gpus_needed else 1
 
 
 def _pretrain_tokens(ctx: PlanContext) -> int | None:
@@ -159,6 +175,7 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
         pretrain = turn.parsed.pretrain and speed.method == "full"
         fields["unit"] = w.label("job_cost_unit", "one" if speed.num_gpus == 1 else "many")
         w.say("job_cost_pretrain" if pretrain else "job_cost_per_tokens" if per_tokens else "job_cost_run", **fields)
+        flops_line(w, speed)  # a run of a billion tokens or more: the 6·N·D arithmetic its hours come from
         cheaper = [o for o in rent.offers if not o.yours and o.job_cost is not None and o.job_cost < first.job_cost]
         if first.yours and cheaper:
             o = cheaper[0]

@@ -21,6 +21,7 @@ from assistant.toolset import ToolName
 from tools.boards import sized_on
 from tools.precision import resolve_precision
 from tools.sizing import engine_for, fits_capacity, headroom_for
+from tools.speed import SpeedResult
 from tools.vram import VramResult
 
 _TRAINING = ("full", "lora", "qlora")
@@ -74,9 +75,10 @@ def _main(turn: Turn) -> VramResult | None:
     )
 
 
-def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
+def _rows(turn: Turn, in_parts: bool = False) -> list[tuple[int, VramResult]]:
     """Each method's estimate once, in the order the lead names them, on the user's cards (or one card when they
-    named a card size, or the card each needs when they named neither); empty when the lead does not apply."""
+    named a card size, or the card each needs when they named neither); empty when the lead does not apply.
+    `in_parts`: for the fine-tune part of a several-part lead ("推理和微调各要多少卡"), where inference is asked too."""
     q, s = turn.parsed, turn.plan.scenario
     # an OOM report is answered method by method ("单卡训不了?": full does not fit, LoRA does), unless the user set
     # a ZeRO stage: then the same method sharded differently leads (cheaper.py)
@@ -88,7 +90,7 @@ def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
     main = _main(turn)
     # "能跑 13b 的微调吗？能跑 72b 的微调吗？": several models sized, each one's verdict leads (parts_summary)
     models = {r.model for i, r in turn.results(VramResult) if turn.outcomes[i].call.owner in _SIZING}
-    if main is None or not (unspecified or capacity) or "inference" in q.jobs or len(models) > 1:
+    if main is None or not (unspecified or capacity) or ("inference" in q.jobs and not in_parts) or len(models) > 1:
         return []  # "推理和微调各要多少": every job's verdict leads (card_needed.parts_summary), not the methods
     found: dict[str, tuple[int, VramResult]] = {}
     for i, r in turn.results(VramResult):
@@ -106,6 +108,28 @@ def _rows(turn: Turn) -> list[tuple[int, VramResult]]:
         return []
     order = list(_TRAINING) if unspecified else [main.mode, *(m for m in _TRAINING if m != main.mode)]
     return [found[m] for m in order]
+
+
+def methods_in_parts(w: Writer, turn: Turn, model: str) -> str | None:
+    """ "推理和微调大概需要多少卡，以 A100 80G 为例": the fine-tune part of a several-part lead gives every method's
+    count, as the methods lead does for a fine-tune asked alone: no method was named, so the assumed LoRA alone
+    would drop the full fine-tune (20-odd cards) and QLoRA (one) an expert states. None when it does not apply."""
+    rows = _rows(turn, in_parts=True) if "inference" in turn.parsed.jobs else []
+    if not rows or rows[0][1].model != model:
+        return None
+    for i, _ in rows:
+        if turn.outcomes[i].call.owner == "training":
+            turn.shown.add(i)
+    s, capacity = turn.plan.scenario, turn.parsed.stated_capacity_gib
+    if s.gpu and not stated_hardware(turn):
+        items = [_count(w, r) for _, r in rows]
+    elif s.gpu:
+        items = [_on_cards(w, turn, r) for _, r in rows]
+    elif capacity:
+        items = [_on_capacity(w, r, fits_capacity(r.per_gpu_gib, capacity, _headroom(r))) for _, r in rows]
+    else:
+        items = [_card_each(w, r) for _, r in rows]
+    return ("，" if w.lang == "zh" else ", ").join(items)
 
 
 def _offload(turn: Turn) -> VramResult | None:
@@ -131,7 +155,9 @@ class MethodsLead(Capability):
     render_phase = -1  # the verdict per method leads; the assumed method's figures follow
 
     def active(self, turn: Turn) -> bool:
-        return bool(_rows(turn))
+        # "预计要训练多久" after the card was sized: the hours lead (speed.py), not every method's verdict again
+        timed = turn.parsed.asks_time and any(r.time_to_train_hours for _, r in turn.results(SpeedResult))
+        return not timed and bool(_rows(turn))
 
     def render(self, w: Writer, turn: Turn) -> None:
         rows = _rows(turn)

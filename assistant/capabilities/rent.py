@@ -124,6 +124,9 @@ class Rent(Capability):
             s.utilization = 1.0  # "the monthly cost to host it": a service is up every hour of the month
         base, provider = _base_args(s), s.rent_provider
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu and not ctx.has_model else [])
+        # "Colab Pro+ 太贵了" about a model: the tier's own GPU is not the card to rent; what holds the model is
+        tier = any(getattr(n, "code", "").startswith("notebook_tier") for n in parsed.notes)
+        names = [] if tier and ctx.has_model else names
         if is_job_question(ctx) and not names:
             names = self._job_cards(ctx, base["currency"])
         if names and is_job_question(ctx):
@@ -345,7 +348,8 @@ def rent_lines(
     elif not r.offers:
         w.say("rent_lead_alternative", asked=r.gpu, **fields)
     elif r.provider and r.model and r.need_gib:
-        w.say("rent_lead_provider", need=r.need_gib, offering=first.offering, **fields)
+        # "what size EC2 instance": the card's memory beside the need, so the reader sees why that instance
+        w.say("rent_lead_provider", need=r.need_gib, offering=first.offering, vram=first.memory_gib, **fields)
     elif r.gpu:
         w.say("rent_lead_gpu", **fields)
     elif r.model and r.need_gib:

@@ -157,7 +157,7 @@ class Risk(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         for r in turn.own(self.intent, CardRiskResult):
-            risk_lines(w, r)
+            risk_lines(w, r, install_first=turn.parsed.asks_install)
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
         gpus = args.get("gpus") or []
@@ -171,10 +171,25 @@ class Risk(Capability):
         return f"{cards}: {result.risk} ({result.job})"
 
 
-def risk_lines(w: Writer, r: CardRiskResult) -> None:
-    """The verdict, the facts that decide it, what to do on the card, better cards for the money."""
+# The install facts of a data-center card (tools/workstation.py install_notes): its plug and its BIOS setting
+_INSTALL_FACTS = ("ws_eps8", "ws_above_4g")
+
+
+def risk_lines(w: Writer, r: CardRiskResult, install_first: bool = False) -> None:
+    """The verdict, the facts that decide it, what to do on the card, better cards for the money. `install_first`:
+    the card does not start, or its plug is asked ("P40 代码10", "which power cable"): plug and BIOS setting lead."""
     if r.lead is None:
         return
+    install = [f for f in r.facts if f.code in _INSTALL_FACTS]
+    if install and not (install_first and r.cards):  # asked about something else: the facts that decide that stay
+        r = r.model_copy(update={"facts": [f for f in r.facts if f not in install]})
+    elif install:
+        w.add(
+            w.t("build_install_head", gpu=r.cards[0].gpu)
+            + "\n"
+            + "\n".join(f"- {s}" for s in render_all(install, w.lang))
+        )
+        r = r.model_copy(update={"facts": [f for f in r.facts if f not in install]})
     w.add(r.lead.render(w.lang))
     # a multi-GPU board (K80: 2 x 12 GB) sizes everything the owner asks next: it follows the verdict, not a list
     board = [f for f in r.facts if f.code == "risk_fact_board"]

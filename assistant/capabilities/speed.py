@@ -16,13 +16,18 @@ from tools.speed import SpeedResult
 from tools.vram import VramResult
 
 
-def time_lead(w: Writer, r: SpeedResult) -> None:
-    """How long the run takes, first: the hours (and days), the tokens and the training speed they come from."""
+def time_lead(w: Writer, r: SpeedResult, count_said: bool = True) -> None:
+    """How long the run takes, first: the hours (and days), the tokens and the training speed they come from. A run
+    far past a month on cards the user did not count ("预训练 7B 2T tokens 要几张 H100、多久") leads with the cards
+    that finish it in about a month: compute, not the memory minimum, is the count an expert gives."""
+    if r.scale_out_gpus and not count_said:
+        scale_out_line(w, r)
     hours = r.time_to_train_hours or 0
     days = w.t("train_days_part", days=r.time_to_train_days or hours / 24) if hours >= 36 else ""
     shown = round(hours, 1) if hours < 10 else round(hours)
     if r.num_gpus > 1 and r.gpu_hours_to_train:  # "how many GPU hours": the hours times the cards, what runs cost
-        gpu_hours = r.gpu_hours_to_train if r.gpu_hours_to_train < 10 else round(r.gpu_hours_to_train)
+        gh = r.gpu_hours_to_train
+        gpu_hours = f"{gh:g}" if gh < 10 else f"{gh:,.0f}"  # "740,803", never "7.40803e+05"
         days += w.t("train_gpu_hours_part", n=r.num_gpus, hours=shown, gpu_hours=gpu_hours)
     w.say(
         "train_time_lead",
@@ -32,16 +37,67 @@ def time_lead(w: Writer, r: SpeedResult) -> None:
         method=w.label("method", r.method),
         n=r.num_gpus,
         gpu=r.gpu,
-        tokens=r.tokens_to_train or 0,
+        tokens=_short(r.tokens_to_train) if (r.tokens_to_train or 0) >= 1e9 else f"{r.tokens_to_train or 0:,.0f}",
         tps=r.training_tokens_per_s or 0,
         context=r.context_tokens,
     )
     data = [a for a in r.assumptions if a.code.startswith("speed_dataset_tokens") or a.code == "speed_tokens_epochs"]
     for a in data[:1]:
         w.add(a.render(w.lang)[:1].upper() + a.render(w.lang)[1:] + ("." if w.lang == "en" else "。"))
+    flops_line(w, r)
+    if count_said:
+        scale_out_line(w, r)
 
 
-def speed_lines(w: Writer, r: SpeedResult, time_said: bool = False) -> None:
+def _short(x: float) -> str:
+    """A big count as the field writes it: 2T, 400B, 1.1e23."""
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if x >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:,.0f}"
+
+
+def flops_line(w: Writer, r: SpeedResult) -> None:
+    """A run of a billion tokens or more: the 6·N·D arithmetic its hours come from, with the MFU assumed."""
+    basis = next((a for a in r.assumptions if a.code == "speed_training"), None)
+    tokens, flops = r.tokens_to_train or 0, r.training_flops
+    if basis is not None and flops and tokens >= 1e9 and r.peak_tflops and r.training_mfu and r.bound == "compute":
+        mantissa, exponent = f"{flops:.2g}".split("e")
+        w.say(
+            "train_time_method",
+            per_param=float(basis.params["per_param"]),
+            params=round(float(basis.params["active_b"]), 2),
+            tokens=_short(tokens),
+            flops=f"{mantissa}e{int(exponent)}",
+            n=r.num_gpus,
+            tflops=r.peak_tflops,
+            mfu=r.training_mfu,
+        )
+
+
+def scale_out_line(w: Writer, r: SpeedResult) -> None:
+    """A run far past a month on these cards: the cards that finish it in about a month (tools/speed.py)."""
+    if r.scale_out_gpus and r.scale_out_days and r.gpu_hours_to_train:
+        w.say(
+            "train_time_scale_out",
+            gpus=r.scale_out_gpus,
+            gpu=r.gpu,
+            days=r.scale_out_days,
+            gpu_hours=r.gpu_hours_to_train,
+        )
+
+
+def speed_lines(w: Writer, r: SpeedResult, time_said: bool = False, line: bool = True, notes: bool = True) -> None:
+    """The speed sentence (`line`) and its assumptions and warnings (`notes`): a speed that leads says its sentence
+    first and its notes after the fit verdict that backs it, so the verdict stays in the first lines."""
+    if line:
+        _speed_sentence(w, r, time_said)
+    if notes:
+        w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
+        w.bullets("warnings_head", render_all(r.warnings, w.lang))
+
+
+def _speed_sentence(w: Writer, r: SpeedResult, time_said: bool) -> None:
     bound = w.label("bound", r.bound)
     if r.training_tokens_per_s is not None:
         hours = r.time_to_train_hours
@@ -72,8 +128,6 @@ def speed_lines(w: Writer, r: SpeedResult, time_said: bool = False) -> None:
             prefill=r.prefill_tokens_per_s or 0,
             bound=bound,
         )
-    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
-    w.bullets("warnings_head", render_all(r.warnings, w.lang))
 
 
 def runs(turn: Turn, r: SpeedResult) -> bool:
@@ -138,20 +192,35 @@ class Speed(Capability):
         results = turn.own(self.intent, VramResult)
         timed = [r for r in turn.own(self.intent, SpeedResult) if r.time_to_train_hours and runs(turn, r)]
         for r in timed[:1]:
-            time_lead(w, r)  # "how long will it take": the hours lead
+            time_lead(w, r, count_said=bool(turn.parsed.num_gpus))  # "how long will it take": the hours lead
         speeds = [r for r in turn.own(self.intent, SpeedResult) if runs(turn, r)]
         # "how many tokens/s on an L4?", asked alone, on one card that holds the job: the speed is the answer and
-        # leads, the memory verdict backs it. Where the verdict carries news (a count sized for the job, fewer cards
-        # than named, no fit) or hours were asked, the verdict or the hours lead.
+        # leads, the memory verdict backs it. So too on the count the user named when the cards split each token's
+        # work (tensor parallel: "推理耗时多久，8 卡 A100 呢"), where every card named adds speed; a note that fewer
+        # would hold it follows. Where the verdict carries news (a count sized for the job, cards that only take
+        # turns on a layer split, no fit) or hours were asked, the verdict or the hours lead.
         alone = turn.plan.intents == [self.intent] and bool(results)
-        one = all(r.fit is not None and r.fit.fits and r.fit.num_gpus == 1 for r in results)
+        named = turn.plan.scenario.num_gpus
+        split = bool(speeds) and all(r.parallel == "tensor" for r in speeds)
+        one = all(
+            r.fit is not None and r.fit.fits and (r.fit.num_gpus == 1 or (split and r.fit.num_gpus == named))
+            for r in results
+        )
         first = bool(speeds) and not timed and alone and one
         for r in speeds if first else []:
-            speed_lines(w, r, time_said=False)
+            speed_lines(w, r, time_said=False, notes=False)
         if not hardware_lines(w, turn, results, detail=False):
             sized_lines(w, results)
+        for r in speeds if first else []:
+            speed_lines(w, r, line=False)  # the leading speed's assumptions, after the verdict that backs it
         for r in [] if first else speeds:
             speed_lines(w, r, time_said=bool(timed))
+
+    def phase(self, turn: Turn) -> int:
+        """A run far past a month on cards the user did not count, with the time asked: the cards that finish it in
+        about a month and the hours lead, before the memory minimum (which would take years)."""
+        long_run = any(r.scale_out_gpus for r in turn.own(self.intent, SpeedResult))
+        return -2 if long_run and turn.parsed.asks_time and not turn.parsed.num_gpus else self.render_phase
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, SpeedResult):

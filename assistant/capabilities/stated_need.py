@@ -11,6 +11,9 @@ from __future__ import annotations
 from assistant.strings import Writer
 from tools.capacity import CapacityResult
 
+# A need above this share of a card's memory leaves no room for the KV cache and the CUDA context on one card
+_HEADROOM = 0.9
+
 
 def stated_need_lead(
     w: Writer, r: CapacityResult, need: float | None, ram: float | None, offload_asked: bool = False
@@ -27,7 +30,11 @@ def stated_need_lead(
         else ("need_cards_size" if one else "need_cards_sizes")
     )
     cards = w.t(key, gpu=r.gpu or "", n=r.num_gpus)
-    if need <= r.capacity_gib:
+    if need <= r.capacity_gib and r.num_gpus > 1:
+        # "单卡快还是多卡快", "split it or keep it on one?": one card runs it (two when the need is the card's size)
+        key = "need_lead_tight" if need > r.capacity_gib * _HEADROOM else "need_lead_one_card"
+        w.say(key, need=need, have=r.capacity_gib, n=r.num_gpus)
+    elif need <= r.capacity_gib:
         w.say("need_lead_yes", need=need, cards=cards, have=r.capacity_gib)
     elif need <= have:
         w.say("need_lead_split", need=need, cards=cards, have=have, one=r.capacity_gib)

@@ -7,6 +7,7 @@ GPU and no engine named ("gfx906 not supported"), the usual engines for the card
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -101,23 +102,45 @@ def _overview(gpu: str) -> list[str]:
     return overview_subjects(target.vendor)
 
 
-def _relevant(subject: str, gpus: list[str]) -> list[str]:
+def _relevant(subject: str, gpus: list[str], text: str = "") -> list[str]:
     """A platform asked about among several cards is checked on its own vendor's ("MI300X vs H100: how mature is
-    ROCm?" is about the MI300X); asked about one card, or none of its vendor, every card is checked."""
+    ROCm?" is about the MI300X); asked about one card, or none of its vendor, every card is checked. A platform
+    said of another vendor's cards ("amd显卡不支持cuda", "no CUDA on AMD") is checked on those cards first: the
+    doubt is whether they run it."""
     from tools.errors import AdvisorError
     from tools.support import platform_vendor, resolve_target
 
     vendor = platform_vendor(subject)
     if vendor is None or len(gpus) < 2:
         return gpus
-    mine = []
+    said_of = _vendors_said_of(subject, text)
+    mine, doubted = [], []
     for gpu in gpus:
         try:
-            if resolve_target(gpu)[0].vendor == vendor:
-                mine.append(gpu)
+            card_vendor = resolve_target(gpu)[0].vendor
         except AdvisorError:
             continue
-    return mine or gpus
+        if card_vendor == vendor:
+            mine.append(gpu)
+        elif card_vendor in said_of:
+            doubted.append(gpu)
+    return [*doubted, *mine] or gpus
+
+
+def _vendors_said_of(subject: str, text: str) -> set[str]:
+    """The vendors whose name stands within a few words of the platform's ("AMD 显卡不支持 CUDA", "CUDA on AMD")."""
+    from assistant.understanding.lexicon import lexicon_raw
+    from tools.support import subjects
+
+    names = [subject, *subjects().get(subject, {}).get("aliases", [])]
+    platform = "|".join(re.escape(n) for n in names if n)
+    out: set[str] = set()
+    for vendor, words in lexicon_raw()["support_vendor_words"].items():
+        vendor_rx, gap = "|".join(words), r"[^,，;；。.?？!！]{0,16}?"
+        near = rf"(?:{vendor_rx}){gap}(?:{platform})|(?:{platform}){gap}(?:{vendor_rx})"
+        if re.search(near, text, re.I):
+            out.add(vendor)
+    return out
 
 
 def _why(w: Writer, r: SupportResult) -> list[str]:
@@ -304,7 +327,7 @@ class Support(Capability):
         precision = _precision(ctx.parsed)
         if subjects:
             for subject in subjects:
-                for gpu in _relevant(subject, gpus):
+                for gpu in _relevant(subject, gpus, ctx.parsed.text):
                     args = {"engine": subject, "gpu": gpu, **({"precision": precision} if precision else {})}
                     ctx.add(self.intent, ToolName.CHECK_SUPPORT, **args)
             _size_the_model(ctx)

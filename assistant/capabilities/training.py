@@ -74,7 +74,8 @@ class Training(Capability):
         if main is None or main.mode not in _TRAINING:
             return super().active(turn)
         apple = main.fit is not None and _is_apple(main.fit.gpu_id)
-        return super().active(turn) or apple or bool(main.cpu_offload_gib) or turn.parsed.asks_host_ram
+        across = "multi_node" in turn.parsed.diagnose_flags and not turn.parsed.symptom  # the network line below
+        return super().active(turn) or apple or bool(main.cpu_offload_gib) or turn.parsed.asks_host_ram or across
 
     def phase(self, turn: Turn) -> int:
         """First when the question is the RAM a ZeRO-Offload run takes ("zero3 offload 要多少内存"): that figure
@@ -173,6 +174,9 @@ class Training(Capability):
             w.say("oom_levers")
         if turn.plan.scenario.mode in _TRAINING and _model_parallel_asked(turn):
             w.say("training_tp_pp")
+        across = "multi_node" in turn.parsed.diagnose_flags and not turn.parsed.symptom
+        if turn.plan.scenario.mode in _TRAINING and across:
+            w.say("training_across_machines")  # "局域网环境下两台机器能训吗": planned across boxes, the network costs
 
     def records(self, tool: ToolName) -> bool:
         return False  # other methods and settings: examples, not the scenario
@@ -525,6 +529,10 @@ class TrainingTime(Capability):
         s = turn.plan.scenario
         if not turn.parsed.asks_time:
             return 1  # a pretraining run's hours, not asked: they follow the memory verdict that was
+        from tools.speed import SpeedResult
+
+        if any(r.scale_out_gpus for r in turn.own(self.intent, SpeedResult)) and not turn.parsed.num_gpus:
+            return -2  # years on the memory minimum: the cards that finish it in about a month lead (speed.py)
         return self.render_phase if s.model or s.params_b else 1
 
     def render(self, w: Writer, turn: Turn) -> None:
@@ -541,7 +549,7 @@ class TrainingTime(Capability):
                     w.say("time_on_holding", n=s.num_gpus or 1, mine=catalog()[s.gpu].name, gpu=r.gpu)
                 if not (s.dataset_samples or s.dataset_tokens) and "dataset_samples" in _example_data(turn.plan):
                     w.say("time_example", samples=_EXAMPLE_SAMPLES)
-                time_lead(w, r)
+                time_lead(w, r, count_said=bool(turn.parsed.num_gpus))
 
     def records(self, tool: ToolName) -> bool:
         return False  # a card the user did not choose: an example, not the scenario

@@ -13,10 +13,24 @@ from tools.notes import label, render_all
 from tools.recommend import RecommendResult
 from tools.workstation import WorkstationPlan
 
+# What decides whether a card the user already has starts in their machine: the power plug it takes and the BIOS
+# setting its memory window needs (a server card on an EPS12V plug; Above 4G decoding)
+_INSTALL = frozenset({"ws_eps8", "ws_above_4g"})
 
-def build_lines(w: Writer, r: WorkstationPlan, brief: bool = False) -> None:
+
+def install_lead(w: Writer, r: WorkstationPlan) -> bool:
+    """For a card the user has ("装的M40计算卡…亮红", "P40 won't boot"): its plug and BIOS setting lead, before any
+    machine plan; False when the card has neither."""
+    first = [n for n in r.warnings if n.code in _INSTALL]
+    if not first:
+        return False
+    w.add(w.t("build_install_head", gpu=r.gpu) + "\n" + "\n".join(f"- {s}" for s in render_all(first, w.lang)))
+    return True
+
+
+def build_lines(w: Writer, r: WorkstationPlan, brief: bool = False, said: frozenset[str] = frozenset()) -> None:
     """The machine: PSU, wall power, RAM, CPU, lanes, platform; then warnings and assumptions (fewer when `brief`:
-    the machine around a card the answer already chose)."""
+    the machine around a card the answer already chose; none of the warnings `said` already)."""
     w.say("build_head", n=r.num_gpus, gpu=r.gpu)
     facts = []
     if r.psu_w:
@@ -34,10 +48,49 @@ def build_lines(w: Writer, r: WorkstationPlan, brief: bool = False) -> None:
         facts.append(label("platform", r.platform.id, w.lang, r.platform.name))
     if facts:
         w.add("\n".join(f"- {f}" for f in facts))
-    warnings = render_all([*r.warnings, r.nvlink_note, *r.cooling_notes], w.lang)
+    warnings = render_all([*(n for n in r.warnings if n.code not in said), r.nvlink_note, *r.cooling_notes], w.lang)
     w.bullets("warnings_head", warnings, limit=2 if brief else 5)
     if not brief:
         w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=4)
+
+
+# Capped for a unit the user names: 80% of the rated board power costs little inference speed (memory-bound decode)
+_CAP_SHARE = 0.8
+
+
+def _cap_w(gpu_id: str) -> float | None:
+    """The per-card power cap tried against a stated PSU: 80% of the card's rated power, to 10 W."""
+    from tools.catalog import catalog
+
+    spec = catalog().get(gpu_id)
+    return round(spec.tdp_w * _CAP_SHARE / 10) * 10 if spec is not None and spec.tdp_w else None
+
+
+def _capped(r: WorkstationPlan) -> bool:
+    """A plan computed with the cards power-capped below their rating (the second plan of a stated-PSU question)."""
+    from tools.catalog import catalog
+
+    spec = catalog().get(r.gpu_id)
+    return bool(spec and spec.tdp_w and r.gpu_power_w and r.gpu_power_w < spec.tdp_w - 1e-6)
+
+
+def psu_verdict(w: Writer, r: WorkstationPlan, capped: WorkstationPlan | None, psu: float) -> None:
+    """The unit the user named against what the machine needs: carries it, carries it with the cards capped, or
+    too small (and the size that is not)."""
+    need, steady = r.psu_required_w or 0.0, r.steady_load_w or 0.0
+    base = dict(psu=psu, n=r.num_gpus, gpu=r.gpu, need=need, steady=steady)
+    if psu >= need:
+        w.say("build_psu_enough", **base)
+    elif capped is not None and capped.psu_required_w and psu >= capped.psu_required_w:
+        w.say("build_psu_short_capped", **base, cap=capped.gpu_power_w, need_cap=capped.psu_required_w)
+    else:
+        need_cap = capped.psu_required_w if capped is not None and capped.psu_required_w else need
+        cap = capped.gpu_power_w if capped is not None and capped.gpu_power_w else r.gpu_power_w or 0.0
+        layout = r.psu_layout.render(w.lang) if (r.psu_count or 1) > 1 else ""
+        if layout:  # several units ("PSU 1: 1,200 W, board, CPU and 1 card; PSU 2: ...")
+            w.say("build_psu_short_layout", **base, cap=cap, need_cap=need_cap, layout=layout)
+        else:
+            w.say("build_psu_short", **base, cap=cap, need_cap=need_cap, rec=r.psu_w or 0)
 
 
 class Workstation(Capability):
@@ -60,6 +113,10 @@ class Workstation(Capability):
         else:
             use = {"use": "training"} if (s.mode or "inference") != "inference" else {}
             ctx.add(self.intent, ToolName.PLAN_WORKSTATION, gpu=s.gpu, num_gpus=s.num_gpus or 1, **use)
+            cap = _cap_w(s.gpu) if ctx.parsed.psu_w else None
+            if cap:  # "is a 1200 W PSU enough?": the same machine with the cards capped, should stock power not fit
+                args = dict(gpu=s.gpu, num_gpus=s.num_gpus or 1, gpu_power_limit_w=cap, **use)
+                ctx.add(self.intent, ToolName.PLAN_WORKSTATION, **args)
 
     def second_round(self, plan: Plan, outcomes: list[Outcome]) -> list[ToolCall]:
         """ "What GPU, RAM and CPU": the machine around each card the recommendation bought (not a rental)."""
@@ -84,8 +141,19 @@ class Workstation(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         companion = self.phase(turn) != self.render_phase  # the rest of the machine around the cards: briefly
-        for r in turn.own(self.intent, WorkstationPlan):
-            build_lines(w, r, brief=companion)
+        plans = turn.own(self.intent, WorkstationPlan)
+        stock = [r for r in plans if not _capped(r)]
+        psu = turn.parsed.psu_w
+        said: frozenset[str] = frozenset()
+        # a card (or a power supply) the user already has, or a card that will not start
+        owned = turn.parsed.owns_hardware or bool(psu) or turn.parsed.asks_install
+        if owned and stock and not companion and install_lead(w, stock[0]):
+            said = _INSTALL
+        if psu and stock and stock[0].build_kind == "workstation" and stock[0].psu_required_w:
+            capped = next((r for r in plans if _capped(r) and r.gpu_id == stock[0].gpu_id), None)
+            psu_verdict(w, stock[0], capped, psu)
+        for r in stock or plans:
+            build_lines(w, r, brief=companion, said=said)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, WorkstationPlan):

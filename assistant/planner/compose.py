@@ -47,6 +47,10 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: st
     w = Writer(parsed.language, before=before if parsed.is_followup else "", pretrain=parsed.pretrain)
     if parsed.injection:
         w.say("injection")
+    # an accelerator outside the catalog ("MTT S80", "昇腾910A"): the stack that runs it leads
+    for n in parsed.notes:
+        if isinstance(n, Note) and n.code.startswith("accel_"):
+            w.add(n.render(w.lang))
     replies = quick_replies(plan, parsed.language)
     if plan.ask:
         _ask(w, plan, parsed)
@@ -81,6 +85,10 @@ _READ_AS = (
     "model_library_default",
     "closed_product",
     "laptop_gpu_memory",  # the card sized is not the desktop one its name reads as
+    "notebook_tier",  # "free Colab", "Kaggle": the card sized is the one the tier gives
+    "notebook_tier_largest",
+    "notebook_tier_ram",
+    "card_memory_stated",  # the card sized has the memory the user wrote beside it, not the catalog row's
 )
 
 

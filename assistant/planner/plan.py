@@ -127,6 +127,7 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
     if parsed.hours_per_month is not None:  # the busy share of the month is the one stored form of hours
         s.utilization = min(1.0, parsed.hours_per_month / tco_defaults()["hours_per_month"])
     _merge_gpus(parsed, s)
+    _merge_added_cards(parsed, previous, s)
     _merge_sample_length(parsed, s)
     if parsed.precision in _GGUF_OF and s.mode in (None, "inference") and _runs_gguf(parsed, s):
         s.precision = _GGUF_OF[parsed.precision]  # "4bit" on llama.cpp (named now or before): its Q4_K_M GGUF
@@ -211,6 +212,13 @@ def _merge_mode(parsed: ParsedQuery, s: Scenario) -> list[str]:
     return []
 
 
+def _merge_added_cards(parsed: ParsedQuery, previous: Scenario, s: Scenario) -> None:
+    """ "那再买一张3090呢", "what if I add another one?" after one 3090 was sized: the cards before plus the ones
+    added (understanding/add_card.py), not the one named now."""
+    if parsed.adds_to_owned and not parsed.owned_gpu and previous.gpu and parsed.gpu in (None, previous.gpu):
+        s.gpu, s.num_gpus = previous.gpu, (previous.num_gpus or 1) + (parsed.num_gpus or 1)
+
+
 def _merge_gpus(parsed: ParsedQuery, s: Scenario) -> None:
     if parsed.engine and not parsed.offload_engine:
         s.offload_engine = None  # "用 vLLM 呢" after ktransformers: the engine named last is the one the cards run
@@ -223,6 +231,14 @@ def _merge_gpus(parsed: ParsedQuery, s: Scenario) -> None:
         s.num_gpus = s.num_gpus if swapped else count
     elif parsed.num_gpus:
         s.num_gpus = parsed.num_gpus
+    elif parsed.stated_capacity_gib and s.gpu and (s.num_gpus or 1) > 1 and not parsed.gpu_mentions:
+        from tools.catalog import catalog
+
+        spec = catalog().get(s.gpu)
+        if spec is not None and abs(spec.vram_gib - parsed.stated_capacity_gib) < 0.5:
+            # "那么13B用32G显存能微调吗" after four 32 GB V100s: the size of one of the cards, named alone, asks
+            # about one such card (the four together were asked before)
+            s.num_gpus = 1
 
 
 def choose_intents(parsed: ParsedQuery, previous: Scenario) -> list[str]:
@@ -267,6 +283,9 @@ def _oom_without_model(parsed: ParsedQuery, previous: Scenario, intents: list[st
     # "[OpenBMB/MiniCPM-V] vllm 推理v2.6 在一张3090 报错显存不够": the thread's repository names the model
     named = named or bool(parsed.model_family and repository_span(parsed.text))
     card = parsed.gpu or parsed.stated_capacity_gib
+    # the system RAM ran out while loading ("colab 内存爆掉", "system RAM fills up while loading"): the card's sizes
+    # are not the answer, the RAM diagnosis is
+    card = card and "system_ram_full" not in parsed.diagnose_flags
     if parsed.symptom == "oom" and not named and card and "diagnose" in intents and "capacity" not in intents:
         return ["capacity", *intents]
     return intents
@@ -321,6 +340,12 @@ def _carried_intents(parsed: ParsedQuery, previous: Scenario, intents: list[str]
     if intents == ["capacity"] and not parsed.capacity_asked and not named and sized:
         # "请问如果两张4090卡可以完成训练吗" after sizing a 7B: that 7B on the new cards, not what the cards train
         return list(previous.last_intents)
+    # "Colab Pro 可以满足本项目的需求吗？Colab Pro+太贵了" after a load that ran the RAM out: the model diagnosed
+    # before, on the tier's GPU (its fit); a price word beside it keeps where to rent
+    diagnosed = "diagnose" in previous.last_intents and (previous.model or previous.params_b)
+    asks_enough = parsed.enough_asked and set(intents) <= {"capacity", "rent_where"}
+    if asks_enough and not parsed.capacity_asked and not named and diagnosed and not sized:
+        return ["fit", *(i for i in intents if i == "rent_where")]
     if not intents and any(getattr(parsed, k) is not None for k in _FOLLOWUP_SLOTS):
         return list(previous.last_intents)  # "32k 上下文呢" without a question word
     if _advice_on_same_job(parsed, previous, intents, sized):
@@ -420,7 +445,17 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         spec = resolve_gpu(parsed.gpu)[0]
         ctx.notes.append(note("gpu_never_sold", typed=parsed.gpu_read_as, gpu=spec.name, vram=spec.vram_gib))
     # "RTX 3060 laptop": sized as a card of the laptop part's memory (understanding/laptop.py), said once
-    ctx.notes += [n for n in parsed.notes if isinstance(n, Note) and n.code == "laptop_gpu_memory"]
+    # "Colab Pro 可以满足吗": the notebook tier sized on its GPU, named (understanding/notebook_tier.py)
+    # "5090D v2 24G", "a 16GB MacBook Pro": sized on the memory the user states (card_memory.py, mac_memory.py)
+    tiers = (
+        "laptop_gpu_memory",
+        "notebook_tier",
+        "notebook_tier_largest",
+        "notebook_tier_ram",
+        "card_memory_stated",
+        "mac_no_chip",
+    )
+    ctx.notes += [n for n in parsed.notes if isinstance(n, Note) and n.code in tiers]
     asked = _unknown_name(parsed, intents)
     if asked:
         s.last_intents = intents

@@ -20,9 +20,11 @@ import unicodedata
 from typing import Any
 
 from assistant.language import detect_language
+from assistant.understanding.accelerators import _accelerator, _accelerator_intents
 from assistant.understanding.add_card import _adds_card
 from assistant.understanding.board_gpus import _general_count_of_board
 from assistant.understanding.card_counts import _card_counts
+from assistant.understanding.card_memory import _stated_card_memory
 from assistant.understanding.ceiling import _size_ceiling
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
 from assistant.understanding.dataset import _dataset
@@ -33,10 +35,13 @@ from assistant.understanding.hardware import _catalog_vram, _gpus, _min_vram, _s
 from assistant.understanding.intents import _intents, _is_followup
 from assistant.understanding.laptop import _laptop_card
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
+from assistant.understanding.mac_memory import _mac_without_chip
 from assistant.understanding.mac_studio import _mac_memory_no_floor, _mac_studio_config
 from assistant.understanding.machine import _machine
 from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
+from assistant.understanding.notebook_tier import _notebook_tier
+from assistant.understanding.power import _psu_question, _stated_psu
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
 from assistant.understanding.requirements import (
     _drop_feature_precision,
@@ -46,6 +51,7 @@ from assistant.understanding.requirements import (
 )
 from assistant.understanding.ruled_out import _ruled_out
 from assistant.understanding.run_log import _run_log
+from assistant.understanding.server_nodes import _server_nodes
 from assistant.understanding.sharers import _sharers
 from assistant.understanding.size_range import _size_range
 from assistant.understanding.sized_cards import _several_of_size, _sized_cards
@@ -137,7 +143,11 @@ def _parse(text: Any) -> ParsedQuery:
         _models,
         _repository,  # after its model series is read, the thread's repository names no GPU
         _gpus,
+        _server_nodes,  # "4台 A800 机器", "96 DGX-A100 (8X40G)": servers of an 8-GPU baseboard, 8 cards each
         _laptop_card,  # "RTX 3060 laptop 6GB": a card of the laptop's memory, not the desktop row
+        _stated_card_memory,  # "5090D v2 24G": a memory no row of that card has, the one the user's card has
+        _notebook_tier,  # "Colab Pro 可以满足吗": the tier's GPU, and the tier named in the answer
+        _accelerator,  # "MTT S80", "昇腾910A": its stack said first, sized as a card of its memory
         _measured,  # "4.5 tok/s", "用了 27G" before RAM sizes and counts read the numbers
         _usage,  # "每月 1 亿 tokens", "10k requests a day": a service's volume, not a training dataset
         _machine,
@@ -174,6 +184,7 @@ def _parse(text: Any) -> ParsedQuery:
     _training_options(st)
     _preferences(st)
     _ruled_out(st)  # "A100国内很难买到": the card ruled out, kept to name; its market words ask nothing
+    _stated_psu(st)  # "NZXT C1200 Gold", "500w电源": the unit a build plan is set against
     _topics(st)
     _concepts(st)
     _cues(st)
@@ -188,8 +199,11 @@ def _parse(text: Any) -> ParsedQuery:
     _unquantized(st)  # "非量化版本": the published format, once the model is known
     _support_subjects(st)
     _mac_studio_config(st)  # "Mac Studio 能跑满血 R1 吗": the configuration that holds the model
+    _mac_without_chip(st)  # "a 16GB MacBook Pro": the memory decides what it holds, whatever the chip
     _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)
+    _psu_question(st)  # "is my 1000W PSU enough for two 3090s?": the build plan answers
+    _accelerator_intents(st)  # "MTT S80 能跑大模型吗": the biggest model its memory holds
     _need_against_card(st)  # "requirement: 20GB, will my 3080 work?": the card against the need, not its specs
     _adds_card(st)  # "I have a 3090; add a 5060 Ti or a 5090?": the others join the owned card
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted

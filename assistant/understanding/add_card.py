@@ -30,10 +30,48 @@ def _owned_again(st: _State) -> list:
     return mine[1:]
 
 
+# "再买一张", "再加两张", "add another", "a second one", "one more": more of the card the user has
+_ONE_MORE = re.compile(
+    r"再\s*(?:买|加|添|来|上|入|插)\s*(?P<n>[一二两三四1-4])?\s*[张块个]|(?:多|另)\s*(?:加|买)\s*(?P<n2>[一二两1-2])\s*[张块]"
+    r"|\b(?:add(?:ing)?|buy(?:ing)?|get(?:ting)?|plug(?:ging)? in)\s+(?:in\s+)?(?:another|a second|one more|a 2nd)\b"
+    r"|\b(?:another|a second|one more|a 2nd)\s+(?:one|card|gpu|(?:rtx\s*)?\d{4})\b",
+    re.I,
+)
+_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4}
+
+
+def _one_more_of_owned(st: _State) -> None:
+    """ "我有一张3090，再买一张3090能跑70B吗", "I have a 3090; if I add another one can I run a 70B?": the card the
+    user has plus the ones they add is the machine asked about (two 3090s), not the one they own. Only with that
+    card alone named, and not when it is replaced ("换 4090", "sell it")."""
+    q = st.q
+    m = None if _REPLACES.search(q.text) else _ONE_MORE.search(q.text)
+    if m is None:
+        return
+    word = m.group("n") or m.group("n2") or "1"
+    added = int(word) if word.isdigit() else _NUMERALS.get(word, 1)
+    gpu = q.owned_gpu or (q.gpu if q.owns_hardware else None)
+    if q.is_followup and not q.owns_hardware and len(q.gpu_mentions) <= 1:
+        # "那再买一张3090呢", "what if I add another one?": the cards of the turn before plus these (plan.merge)
+        q.adds_to_owned = True
+        q.num_gpus = added
+        if q.gpu:
+            q.gpu_counts[q.gpu] = added
+        return
+    if not gpu or q.gpu_mentions != [gpu] or not set(q.intents) & _SIZED:
+        return
+    have = q.gpu_counts.get(gpu) or 1
+    q.gpu_counts[gpu] = q.num_gpus = have + added
+
+
+_SIZED = {"fit", "memory", "speed", "capacity"}
+
+
 def _adds_card(st: _State) -> None:
     """Whether the cards named besides the one owned are to join it (see the module doc). "another 3090" beside an
     owned 3090 makes a second one of it an option too (counted as 2 of it); "加 4060Ti 还是加 4090" joins either
     card to the owned one ('加' reads as cards together) while '还是' makes them options: options, then."""
+    _one_more_of_owned(st)
     q = st.q
     again = any(_ANOTHER.search(st.t.view[max(0, s.start - 20) : s.start]) for s in _owned_again(st))
     others = {g for g in q.gpu_mentions if g != q.owned_gpu} | ({q.owned_gpu} if again else set())

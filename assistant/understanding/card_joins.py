@@ -103,6 +103,23 @@ def owned_after(view: str, spans: list[_GpuSpan]) -> set[str]:
     return {s.value for s, end in zip(spans, _after_ends(view, spans), strict=True) if s.value and end > s.end}
 
 
+# "如何同时使用3080 10g和2080ti 22g", "use both my 3090 and 3060 for one model": a word saying the cards run together
+# written before them
+_TOGETHER_BEFORE = re.compile(
+    r"(?:同时|一起|混合|混搭|组合)\s*(?:使用|用|跑|部署|运行|插上?)\s*(?:nvidia|英伟达|n卡)?\s*的?\s*(?:rtx|gtx)?\s*$"
+    r"|\b(?:use|combine|pool|split (?:it|a model|the model) (?:across|between|over))\s+(?:both\s+)?"
+    r"(?:my\s+|our\s+|the\s+)?(?:nvidia\s+)?(?:rtx\s+|gtx\s+)?$",
+    re.I,
+)
+# "Amd 5950x 64GB ram, Nvidia 3060 12GB, and 1080 8GB", "i9 + 64G 内存 + 3090 和 3060": cards listed in a machine's
+# spec line, after its CPU or RAM, are that machine's cards
+_SPEC_BEFORE = re.compile(
+    r"(?:\bram\b|内存|\bddr[345]\b|\bcpu\b|ryzen|xeon|threadripper|epyc|\b\d{4}x3?d?\b|\bi[3579]-?\d{4,5})"
+    r"[^;；。.?？!！\n]{0,40}$",
+    re.I,
+)
+
+
 def together(view: str, known: list[_GpuSpan]) -> bool:
     """Two different cards joined by "+" / "加" / "plus" ("1张RTX5000ADA 32G+1张V100 32G"), or by "and" / "和"
     after an ownership word ("I have two GPUs: an RTX 3090 and a 2060", "我有一张3090和一张3060"): one machine's
@@ -118,6 +135,9 @@ def together(view: str, known: list[_GpuSpan]) -> bool:
         if a.value != b.value and owned and joined:
             return True
         if a.value != b.value and _AND.match(view[a.end : b.start]) and _THEN_TOGETHER.match(view[b.end :]):
+            return True
+        before = view[max(0, a.start - 60) : a.start]
+        if a.value != b.value and joined and (_TOGETHER_BEFORE.search(before) or _SPEC_BEFORE.search(before)):
             return True
     return False
 

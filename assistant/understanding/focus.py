@@ -12,6 +12,7 @@ from functools import cache
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.patterns import _langs, _rx
 from assistant.understanding.query import ParsedQuery
+from assistant.understanding.ranked import stated_expected, stated_inversion
 from assistant.understanding.text import _State, without_pasted
 
 
@@ -65,14 +66,23 @@ _PRICE_WORDS = frozenset({"cheaper", "更便宜", "更划算"})
 _SAID_SLOWER = re.compile(r"比[^，。,；;？?！!]{1,40}?慢|slower than", re.I)
 
 
+_TRAINING = ("full", "lora", "qlora")
+
+
+def _expected_compared(q: ParsedQuery) -> bool:
+    return q.mode in _TRAINING or bool(q.model or q.params_b)
+
+
 def _one_said_slower(st: _State) -> bool:
     """Both cards were run and one was seen slower, with no speeds ("在4090运行为啥比L20更慢？... 跑LLM时相反，4090
     明显比L20性能更好"): why the card that should be faster was not is the diagnosis's question, even beside a
     comparing word; buying one of them (a budget, an upgrade) stays the comparison's."""
     q = st.q
-    if q.symptom != "slow" or len(q.gpu_mentions) != 2 or q.budget or q.upgrade_to:
+    if q.symptom != "slow" or q.budget or q.upgrade_to:
         return False
-    return bool(_SAID_SLOWER.search(without_pasted(st.words_text or st.t.text)))
+    if stated_inversion(st) or (stated_expected(st) and not _expected_compared(q)):
+        return True  # "the A800 is not as fast as the 3090", "A100 慢于 4090 和 3090": any number of cards
+    return len(q.gpu_mentions) == 2 and bool(_SAID_SLOWER.search(without_pasted(st.words_text or st.t.text)))
 
 
 def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus: int) -> None:
@@ -84,6 +94,14 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
     cards = n_gpus + (1 if q.pc_alternative else 0)
     choice = _choice_words().search(without_pasted(st.words_text or st.t.text))
     said = [p for p in (pos.get("compare_strong"), choice.start() if choice else None) if p is not None]
+    measured = q.measured_tokens_per_s is not None or bool(q.measured_speeds) or q.measured_seconds_per_step
+    # "训练时 H20 比 A100 慢很多，正常吗", "our A6000 is not as fast as the 3090 on llama-3-8b, expected?": the order
+    # the hardware predicts for a job (tensor TFLOPS for training, bandwidth for a model's decode) is the comparison's
+    # answer; with no job named the diagnosis says "expected" by bandwidth (capabilities/diagnose.py)
+    expected = (
+        _expected_compared(q) and cards >= 2 and not measured and stated_expected(st) and not stated_inversion(st)
+    )
+    said += [0] if expected else []
     if cards < 2 or not said:
         if "support" in out and _only_price_words(st):
             # "MI50 is like a 2080 Ti but so much cheaper — it won't compile": a support question; the price the
@@ -93,10 +111,11 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
             if not (costed or q.hours_per_month or q.hours_per_day):
                 out.pop("cost", None)
         return
-    measured = q.measured_tokens_per_s is not None or bool(q.measured_speeds) or q.measured_seconds_per_step
-    if "diagnose" in out and (measured or _one_said_slower(st)):
+    if "diagnose" in out and (measured or _one_said_slower(st)) and not expected:
         return
     out["compare"] = min(out.get("compare", min(said)), min(said))
+    if expected:
+        out["compare"] = min(out.values()) - 1  # "L40S 反而比 3090 慢，正常吗": the verdict on the order leads
     if q.preference == "fastest" and not (q.model or q.params_b or q.unknown_model):
         # "感觉双卡 RTX 6000 PRO 应该比双卡 H100 强吧", "is the PRO 6000 faster than the H100?": which setup is the
         # stronger one is the question; what each runs (capacity) or how fast a default model goes comes after it
@@ -104,7 +123,10 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
     if choice:
         pos["compare_choice"] = choice.start()  # a choice asked is an explicit question, even in a follow-up
     out.pop("build", None)
-    out.pop("diagnose", None)
+    if not (expected and q.diagnose_flags):
+        # "A10 比 3090 慢一倍 ... num_beams=2, device_map=auto": the order is expected, yet the settings pasted from the
+        # run are what the rest of the gap comes from, so the diagnosis of that run still answers
+        out.pop("diagnose", None)
     if "rent_where" not in pos:
         # "the Ada is more expensive on RunPod, why is it slower?": the provider prices the cards being compared; it
         # does not ask where to rent them

@@ -147,8 +147,9 @@ def _compare_intent(st: _State, pos: dict[str, int], out: dict[str, int], seen: 
     if pc_or_card >= 2 and (strong is not None or weak is not None or (buying and (seen.has_model or alt))):
         out["compare"] = min(p for p in (strong, weak, seen.end) if p is not None)
         out.pop("recommend", None)  # "4090、A6000、L40S 选哪个": choosing among named cards is a comparison
-        if buying:
-            out.pop("fit", None)  # the comparison says whether each option holds it
+        asked_first = st.q.owns_hardware and out.get("fit", seen.end) < out["compare"]
+        if buying and not asked_first:
+            out.pop("fit", None)  # the comparison says whether each option holds it (not "Can I run 7B on my Mac?")
     elif strong is not None and several:
         out["compare"] = strong  # "LoRA vs 全参", "Llama 70B vs Qwen 72B"
     elif weak is not None and _two_ways(st):

@@ -262,6 +262,7 @@ def _family_with_size(st: _State) -> None:
     70b"): together they name one model."""
     q = st.q
     _sized_variant(st)
+    _series_other_sizes(st)
     _tag_other_sizes(st)
     _families_side_by_side(st)
     family = q.unknown_model or st.family_hint
@@ -317,6 +318,33 @@ def _tag_other_sizes(st: _State) -> None:
         if hit.how != "ollama":  # "deepseek:8b" is no library of its own: the family's model of that size
             hit = _resolve_model_name(f"{library} {size:g}b")
         if hit.how in ("ollama", "registry", "read_as") and hit.model and hit.model not in q.models_mentioned:
+            q.models_mentioned.append(hit.model)
+            st.t.take(m.start(), m.end())
+
+
+_CLAUSE_BREAK = re.compile(r"[?？。!！;；,，\n]")
+
+
+def _series_other_sizes(st: _State) -> None:
+    """A model named with its size and bare sizes in a later clause ("Llama-2-70B-chat ... What about 7B and 13B
+    also?", "Qwen2.5-72B 要几张卡？14B 和 32B 呢"): each size is the same series' model, another part to size. Not a
+    size listed beside the name ("千问2.5-32B或者14B等大模型"): that names the kind of model the message is about."""
+    q = st.q
+    if q.model_how != "registry" or len(q.models_mentioned) != 1 or not q.model_mention:
+        return
+    entry = registry().get(q.model)
+    if entry is None or not entry.series or not _SIZE_IN_ID.search(q.model_mention.lower()):
+        return
+    at = st.t.text.lower().find(q.model_mention.lower())  # the text: the view has the name masked
+    after = at + len(q.model_mention) if at >= 0 else len(st.t.text)
+    for m in _lex().params[0][0].finditer(st.t.view):
+        size = _number(m.group("v"))
+        if not size or m.start() < after or not st.t.is_free(m.start(), m.end()):
+            continue
+        if not _CLAUSE_BREAK.search(st.t.view[after : m.start()]):
+            continue  # "32B或者14B": listed with the name, not asked after it
+        hit = _resolve_model_name(f"{entry.series} {size:g}b")
+        if hit.how == "registry" and hit.model and hit.model not in q.models_mentioned:
             q.models_mentioned.append(hit.model)
             st.t.take(m.start(), m.end())
 

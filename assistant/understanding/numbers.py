@@ -58,6 +58,8 @@ def _count(m: re.Match[str]) -> int | None:
         value = float(_lex().raw["numerals"]["zh_count_words"][gd["w"]])
     if value is None:
         return None
+    if re.fullmatch(r"\s*20[0-3]\d\s*", m.group(0)):
+        return None  # a year with no classifier ("a 2021 MacBook Pro M1", "in 2025 H100s rent for"): not a count
     if gd.get("m"):
         value *= _number(gd["m"]) or 1
     return int(value) if 1 <= value <= 100_000 and value == int(value) else None

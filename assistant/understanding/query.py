@@ -7,7 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assistant.language import Currency, Language
+from assistant.understanding.power import StatedPower
 from assistant.understanding.ruled_out import RuledOut
+from tools.diagnose.schema import Symptom
+from tools.notes import Note
 
 Intent = str  # a key of lexicon.yaml's `intents` section: a new question type is a lexicon entry
 Mode = Literal["inference", "full", "lora", "qlora"]
@@ -28,12 +31,10 @@ class RunLog(BaseModel):
     layers_on_gpu: int | None = Field(default=None, description="'offloaded 0/83 layers to GPU' -> 0")
     layers_total: int | None = Field(default=None, description="'offloaded 0/83 layers to GPU' -> 83")
     oom_gpu: int | None = Field(default=None, description="The card an out-of-memory message names: 'GPU 1 has ...'")
-    others_gib: float | None = Field(
-        default=None, description="Memory on that card neither free nor this process's: another process holds it"
-    )
+    others_gib: float | None = Field(default=None, description="Memory on that card another process holds")
 
 
-class ParsedQuery(RuledOut):
+class ParsedQuery(RuledOut, StatedPower):
     """Slots read from one message; None / empty where the message does not say."""
 
     text: str
@@ -163,7 +164,7 @@ class ParsedQuery(RuledOut):
     rented_gpu: str | None = Field(
         default=None, description="Buy one card or rent another: the one to rent ('a DGX Spark vs renting an H100')"
     )
-    notes: list[str] = Field(default_factory=list, description="How fuzzy names were read")
+    notes: list[Note] = Field(default_factory=list, description="How fuzzy names were read, and facts the parser adds")
     lora_rank: int | None = Field(default=None, description="'LoRA rank 64', 'r=16', '秩 8'")
     fused_loss: bool | None = Field(default=None, description="Unsloth / Liger named: a fused cross-entropy")
     cpu_offload: Literal["optimizer", "optimizer_and_params"] | None = Field(
@@ -256,9 +257,7 @@ class ParsedQuery(RuledOut):
         "catalog lacks ('RX 6700 XT', 'RTX 40 series', 'gfx906', 'M2 Pro'), first named first",
     )
 
-    symptom: (
-        Literal["slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load", "low_util"] | None
-    ) = Field(
+    symptom: Symptom | None = Field(
         default=None,
         description="A problem reported on the user's own run ('只有 4 tokens/s', '还是 OOM', '双卡比单卡慢'); a "
         "hypothetical ('会不会爆显存', 'will it OOM') is none",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.text import _State
 
@@ -60,7 +62,26 @@ def _precisions_mentioned(st: _State) -> None:
     if q.precision is None:  # "4090 支持 BF16 吗": the formats named were features, not formats to run in
         features = set(q.asks) | {c.topic for c in q.claims} | ({"fp8"} if q.require_fp8 else set())
         named = [p for p in named if p not in features]
-    q.precisions_mentioned = named
+    q.precisions_mentioned = _without_compute_dtype(st.t.text, named)
+
+
+# "dtype=torch.float16, ..., quantization=gptq" (a vLLM config line, a from_pretrained call): the 16-bit type a
+# quantized model's kernels compute in, not a second format to load it in
+_DTYPE_SET = re.compile(
+    r"(?<![a-z])(?:torch_)?dtype\s*[=:]\s*(?:torch\.)?[\"']?(?:float16|bfloat16|half|fp16|bf16)", re.I
+)
+_SIXTEEN = re.compile(r"fp16|float16|bf16|bfloat16|半精度|16[- ]?bit|16\s*位", re.I)
+
+
+def _without_compute_dtype(text: str, named: list[str]) -> list[str]:
+    """The formats named, less a 16-bit one stated only as the compute dtype beside a quantized format."""
+    from tools.precision import resolve_precision
+
+    if not _DTYPE_SET.search(text) or _SIXTEEN.search(_DTYPE_SET.sub(" ", text)):
+        return named
+    if not any(resolve_precision(p).bits < 16 for p in named if p not in ("fp16", "bf16")):
+        return named
+    return [p for p in named if p not in ("fp16", "bf16")]
 
 
 def _unquantized(st: _State) -> None:

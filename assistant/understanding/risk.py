@@ -79,6 +79,8 @@ def _leads(q: ParsedQuery, out: dict[str, int], pos: dict[str, int]) -> bool:
         return False  # a problem measured on the user's own run: the diagnosis leads, the card's trap follows
     if "support" in out and risk_job(q) == "inference":
         return False
+    if q.gpus_together and set(out) & set(_SIZING) and len(risky_gpus(q)) < len(q.gpu_mentions):
+        return False  # one machine's cards, only some of them traps ("a 3060 12GB and a 1080 8GB"): what they run leads
     chosen = "compare" in out and ("compare_strong" in pos or "compare_choice" in pos)
     if chosen and len(risky_gpus(q)) < len(q.gpu_mentions):
         return False
@@ -105,13 +107,16 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
         # "魔改2080ti 22G 值得买吗，跑 qwen2.5 32b 够吗": whether this card does the job, and its trap, answer it;
         # a shopping list of other cards does not
         out["fit" if q.model or q.params_b else "risk"] = min(out.pop("recommend"), out.get("fit", out["risk"]))
-    if (q.model or q.params_b) and not set(out) & {*_SIZING, "recommend", "diagnose", "support"}:
-        # "P40 报错不支持半精度，MOSS 怎么跑": the card's trap first, then whether it holds the model named
-        out["fit"] = out["risk"] + 1
     if "compare" in out and pos.get("compare_strong") is None and pos.get("compare_weak") is None:
         # "Why are T4, K80, V100 not supported?": several cards named with no word choosing among them ask what is
         # wrong with each (the card verdicts), not which one wins
         out.pop("compare")
+    if (q.model or q.params_b) and not set(out) & {*_SIZING, "recommend", "diagnose", "support"}:
+        # "P40 报错不支持半精度，MOSS 怎么跑": the card's trap first, then whether it holds the model named
+        # ("如何同时使用 3080 10g 和 2080ti 22g 跑 Qwen3-Next": the unchosen comparison is gone, so the cards together;
+        # where the trap does not lead, a memory mod the catalog lists, the sizing leads and its caveats follow)
+        lead = out["risk"] == _LEADS
+        out["fit"], out["risk"] = (out["risk"] + 1, out["risk"]) if lead else (out["risk"], out["risk"] + 1)
     costed = q.buy_or_rent in ("rent", "compare") or q.electricity_price or q.cloud_price_per_hour
     for name in _REPLACED:
         if name == "cost" and costed:

@@ -48,6 +48,19 @@ def _sized_cards(st: _State) -> None:
     m = own.search(st.t.view)
     if m:
         q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
+        return
+    m = _EACH.search(st.t.view)
+    if m:  # "我有4个gpu，每个24g", "4 GPUs, each 24GB": the count said, then each card's size
+        n, v = _number(m.group("n")), _in_range(_number(m.group("v")), 4, 512)
+        if n and v and 1 < n <= _MAX_COUNT:
+            q.stated_capacity_gib, q.num_gpus = v, int(n)
+            st.t.take(m.start(), m.end())
+
+
+_EACH = _c(
+    r"(?<![0-9.])(?P<n>\d{1,2})\s*(?:个|张|块)?\s*(?:gpus?|显卡|卡|cards?)\s*[,，、]?\s*(?:每个|每张|每块|每卡|\beach\b)"
+    r"\s*(?:gpu|卡|显卡|card|has|with|is|有|是|都是)?\s*(?P<v>\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])"
+)
 
 
 @cache

@@ -131,6 +131,12 @@ def _llamacpp_flash_attention(q: ParsedQuery) -> None:
     q.support_subjects = [*rest[:at], own, *rest[at:]]
 
 
+def _fit_asked_first(q: ParsedQuery, out: dict[str, int], strong: int | None, has_model: bool) -> bool:
+    """ "Is it possible to run 7B on a MacBook Pro M1? ... tried to run on my machine": no software named and the
+    model asked about first: whether it runs there leads, what runs on the card follows."""
+    return has_model and not q.support_subjects and strong is not None and out.get("fit", strong) < strong
+
+
 def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
     """support: software or a feature named with a GPU ("vLLM 能在 P40 上跑吗", "FP8 on a 3090?"), or a support word
     with a target the support table names ("gfx906 not supported", "Does it support RTX 40 series?"). With a model
@@ -165,6 +171,7 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
     asked_first = strong is not None and all(strong < out[k] for k in others)  # "Does it support X? ... buy?"
     # "the state of AMD support" beside a sizing question; "FA2不支持V100。……我的疑问是：①…？": the user's background
     background = bool(out) and has_model and _stated_not_asked(st.t.text, strong)
+    background = background or _fit_asked_first(q, out, strong, has_model)
     if (others and (strong is None or not q.support_subjects) and not asked_first) or background:
         out["support"] = max(out.values(), default=0) + 1
         return

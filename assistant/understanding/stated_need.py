@@ -13,6 +13,8 @@ from assistant.understanding.lexicon import _lex
 from assistant.understanding.patterns import _c
 from assistant.understanding.text import _State
 
+_MODEL_WORD = re.compile(r"模型|model", re.I)
+
 
 @cache
 def _patterns() -> list[re.Pattern[str]]:
@@ -26,7 +28,8 @@ def _stated_need(st: _State) -> None:
     for rx in _patterns():
         for m in rx.finditer(st.t.view):
             v = float(m.group("v"))
-            if 1 <= v <= 4096 and v != q.stated_capacity_gib and v != q.ram_gib:
+            said_of_model = _MODEL_WORD.match(m.group(0)) is not None  # "模型...需要24g" is never the card's 24G
+            if 1 <= v <= 4096 and (said_of_model or (v != q.stated_capacity_gib and v != q.ram_gib)):
                 q.min_vram_gib = v
                 st.t.take(m.start(), m.end())
                 return
@@ -39,3 +42,12 @@ def _need_against_card(st: _State) -> None:
     if q.min_vram_gib and q.gpu and not (q.model or q.params_b) and q.intents == ["gpu_info"]:
         q.intents = ["capacity"]
         q.enough_asked = True
+    several = (q.num_gpus or 1) > 1 and (q.gpu or q.stated_capacity_gib)
+    if q.min_vram_gib and several and not (q.model or q.params_b) and set(q.intents) <= _SIZED_BY_NEED:
+        # "my model needs about 20GB, 2x 3090: split it or keep it on one?", "4个gpu，每个24g，模型需要24g，单卡还是
+        # 多卡": the need against one card and against all of them answers it, not a model to name
+        q.intents = ["capacity"]
+        q.enough_asked = True
+
+
+_SIZED_BY_NEED = {"gpu_info", "speed", "memory", "catalog", "fit"}

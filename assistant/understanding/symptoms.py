@@ -14,10 +14,21 @@ from functools import cache
 
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw
 from assistant.understanding.patterns import _c, _langs
+from assistant.understanding.ranked import stated_expected, stated_inversion
 from assistant.understanding.run_log import log_noise
 from assistant.understanding.text import _mask, _State
 
-_SYMPTOM_ORDER = ("multi_gpu_slower", "oom", "cpu_fallback", "low_util", "memory_high", "slow_load", "slow")
+_SYMPTOM_ORDER = (
+    "killed",
+    "multi_gpu_slower",
+    "oom",
+    "crash",
+    "cpu_fallback",
+    "low_util",
+    "memory_high",
+    "slow_load",
+    "slow",
+)
 # Question types a diagnosis answers in their place: it computes the ceiling, the memory and the fit itself
 _REPLACED = (
     "speed",
@@ -283,6 +294,9 @@ def _flags(st: _State) -> None:
     """Settings and libraries named, read from the whole message (engine names are masked in the view)."""
     rx, text = _rx(), st.t.text
     flags = [name for name, pattern in rx.flags if pattern.search(text)]
+    sizes = {int(m.group("n")) for pattern in rx.tp_size for m in pattern.finditer(text)}
+    if sizes == {1}:  # "--tensor-parallel-size 1": told to run on one GPU, no split (vLLM's default)
+        flags = [f for f in flags if f != "tensor_parallel"]
     if rx.dtype_missing.search(text) or (rx.from_pretrained.search(text) and not rx.dtype_set.search(text)):
         flags.append("no_torch_dtype")
     st.q.diagnose_flags = list(dict.fromkeys(flags))
@@ -307,6 +321,8 @@ def _symptoms(st: _State) -> None:
         found = "slow"  # "my A6000 gets 18 tokens/s, my friend's 3090 40, why?": one card's speed, doubted
     if found is None and two_cards and _inverted(q.measured_speeds, q.measured_speed_gpus):
         found = "slow"  # "A100 gets 30 tok/s, my 4090 over 45": the card with more bandwidth measured slower
+    if found is None and (stated_inversion(st) or stated_expected(st)):
+        found = "slow"  # "the A800 is not as fast as the 3090", "A100 慢于 4090": one card seen behind another
     if q.run_log.layers_on_gpu == 0 and found in (None, "slow", "low_util"):
         found = "cpu_fallback"  # the load log says "offloaded 0/N layers to GPU": it all runs on the CPU
     q.symptom = found  # type: ignore[assignment]  # one of the lexicon's symptom names
@@ -344,7 +360,11 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
         # "Does ollama support the R7 360? It doesn't use the GPU": whether the engine supports the card is the cause
         # the user asks about, so that verdict leads and the diagnosis follows
         asks = _SUPPORT_ASKED.search(st.t.text)  # "does it support", not "running on": a support word proper
-        support = has_gpu and q.symptom == "cpu_fallback" and "support" in out and bool(asks)
+        # likewise a crash under an engine named for the card ("vLLM on a 5090: no kernel image", "P40 + vLLM:
+        # segfault"): whether that engine runs on that card leads, the crash's causes follow
+        support = (
+            has_gpu and "support" in out and (q.symptom == "crash" or (q.symptom == "cpu_fallback" and bool(asks)))
+        )
         for intent in _REPLACED:
             if not (support and intent == "support"):
                 out.pop(intent, None)

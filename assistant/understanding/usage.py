@@ -180,6 +180,9 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
     if "api" in out and "rent_where" in out:
         out.pop("rent_where")  # "租 GPU 会不会比调用 API 贵": the comparison names where it rents
     _card_for_rent(q, out)
+    from assistant.understanding.worth_it import worth_on_card
+
+    worth_on_card(st, out)  # "is a 4090 worth it for Qwen2.5-32B?": does it hold the job, not buy vs rent
 
 
 def _card_for_rent(q: ParsedQuery, out: dict[str, int]) -> None:

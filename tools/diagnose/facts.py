@@ -84,6 +84,8 @@ def _card_facts(run: Run) -> set[str]:
     cc = gpu_cc(gpu) if gpu is not None and gpu.vendor == "nvidia" else None
     if cc is not None and cc < table()["fast_kernel_cc"]:
         out.add("cc_below_fast")
+    if cc is not None and cc >= 10.0:
+        out.add("cc_new")  # Blackwell (sm_100, sm_120): kernels only in wheels built with CUDA 12.8 or newer
     if gpu is not None and gpu.architecture.startswith("Pascal"):
         out.add("pascal")
     if (gpu is not None and gpu.vendor == "apple") or run.flags & {"mac", "mps"}:
@@ -114,6 +116,7 @@ def fill_values(run: Run, gap: float | None) -> None:
     if gpu is not None:
         v.update(gpu=gpu.name, cc=gpu.compute_capability, bandwidth=gpu.bandwidth_gbs, capacity=gpu.vram_gib)
         v["architecture"] = gpu.architecture
+        v["sm"] = (gpu.compute_capability or "").replace(".", "")  # "12.0" -> sm_120, as build errors name it
         v["reserved"] = v["util"] * gpu.vram_gib
         if gpu.unofficial:
             from tools.card_risk import stock_of

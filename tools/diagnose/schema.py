@@ -11,7 +11,10 @@ from tools._data import load_yaml
 from tools.errors import AdvisorError
 from tools.notes import Note
 
-Symptom = Literal["slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load", "low_util"]
+# the symptoms a problem report is read as (assistant/understanding/symptoms.py reads them from the message)
+Symptom = Literal[
+    "slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load", "low_util", "killed", "crash"
+]
 
 
 Verdict = Literal["at_ceiling", "above", "below", "far_below", "not_measured", "no_ceiling"]
@@ -73,7 +76,8 @@ class DiagnoseRequest(BaseModel):
     symptom: Symptom = Field(
         default="slow",
         description="slow, oom, memory_high, multi_gpu_slower, cpu_fallback, slow_load (loading), low_util (GPU "
-        "utilization low)",
+        "utilization low), killed (the process killed with no traceback, while loading), crash (a segfault, an "
+        "illegal memory access, no kernel image, the machine rebooting under load)",
     )
     measured_tokens_per_s: float | None = Field(default=None, gt=0, le=1e6, description="Decode speed measured")
     measured_seconds_per_step: float | None = Field(
