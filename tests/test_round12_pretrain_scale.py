@@ -93,3 +93,16 @@ def test_a_training_job_no_card_holds_asked_in_resources_leads_with_the_count(ad
 def test_asked_in_memory_words_the_figure_keeps_the_lead(advisor) -> None:
     final = ask_checked(advisor, "全参微调 70B 需要多少显存", consistent=True)
     assert "需要的卡" not in lead_of(final.answer), final.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "zero"),
+    [
+        ("用 MiniMind 训练一个 26M 的小模型，数据 1000 万 tokens，笔记本 4060 8G 要多久", "约需 0 小时"),
+        ("How long to train MiniMind2-Small on 10M tokens on one RTX 4060?", "About 0 hours"),
+    ],
+)
+def test_a_run_under_an_hour_never_reads_zero_hours(advisor, question: str, zero: str) -> None:
+    answer = ask_checked(advisor, question).answer
+    assert zero not in answer
+    assert "0.0" in lead_of(answer)  # two significant figures of an hour: "0.04"

@@ -24,7 +24,8 @@ def time_lead(w: Writer, r: SpeedResult, count_said: bool = True) -> None:
         scale_out_line(w, r)
     hours = r.time_to_train_hours or 0
     days = w.t("train_days_part", days=r.time_to_train_days or hours / 24) if hours >= 36 else ""
-    shown = round(hours, 1) if hours < 10 else round(hours)
+    # a run under an hour keeps two significant figures ("0.013 hours"), never "0 hours"
+    shown = float(f"{hours:.2g}") if hours < 1 else round(hours, 1) if hours < 10 else round(hours)
     if r.num_gpus > 1 and r.gpu_hours_to_train:  # "how many GPU hours": the hours times the cards, what runs cost
         gh = r.gpu_hours_to_train
         gpu_hours = f"{gh:g}" if gh < 10 else f"{gh:,.0f}"  # "740,803", never "7.40803e+05"
