@@ -150,6 +150,12 @@ class GpuSpec(BaseModel):
         return self.link.gbs if self.link else None
 
     @property
+    def whole_machine(self) -> bool:
+        """One Mac or one Jetson module is the whole computer: its unified memory does not pool over several (a
+        bigger one is the other size), so it is sized one at a time."""
+        return self.segment == "apple" or self.embedded
+
+    @property
     def usable_memory_gib(self) -> float:
         """Memory the GPU can use for a model (Apple: the wired share of unified memory)."""
         return self.vram_gib * (self.gpu_memory_share or 1.0)

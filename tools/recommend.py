@@ -359,7 +359,7 @@ def _counts(ctx: _Context) -> tuple[int, ...]:
 def _count_for(ctx: _Context, gpu: GpuSpec, memory: dict[int, float]) -> int | None:
     """The fewest of `gpu` that hold the workload (or the count asked for): the one fit rule (tools/sizing.py)."""
     usable = usable_gib(gpu, ctx.headroom)
-    most = 1 if gpu.segment == "apple" or gpu.embedded else ctx.max_gpus  # one Mac / Jetson: memory does not pool
+    most = 1 if gpu.whole_machine else ctx.max_gpus  # one Mac / Jetson: memory does not pool
     allowed = _counts(ctx)
     fits = (n for n, need in sorted(memory.items()) if n in allowed and n <= most and need <= usable + 1e-9)
     return next(fits, None)

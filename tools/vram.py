@@ -255,10 +255,7 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         except (AdvisorError, ValueError):
             return None
 
-    # one Mac (or Jetson module) is the whole machine: unified memory does not pool over several (a bigger one is the
-    # other size)
-    one = gpu.segment == "apple" or gpu.embedded
-    needed = smallest_count(per_gpu_at, usable, counts=(1,) if one else counts_for(engine))
+    needed = smallest_count(per_gpu_at, usable, counts=(1,) if gpu.whole_machine else counts_for(engine))
     return GpuFit(
         gpu=gpu.name,
         gpu_id=gpu.id,

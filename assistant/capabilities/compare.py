@@ -17,7 +17,7 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from assistant.understanding.ranked import expected_pair
+from assistant.understanding.ranked import bottleneck, expected_pair
 from tools import advice
 from tools.capacity import CapacityResult
 from tools.catalog import catalog
@@ -528,11 +528,7 @@ def _expected_lead(w: Writer, text: str, gpus: list[str], mode: str | None) -> N
     if slow is None or fast is None:
         return
     training = (mode or "inference") != "inference"
-    fv, sv = (
-        (fast.bf16_tflops or fast.fp16_tflops, slow.bf16_tflops or slow.fp16_tflops)
-        if training
-        else (fast.bandwidth_gbs, slow.bandwidth_gbs)
-    )
+    fv, sv = bottleneck(fast, training), bottleneck(slow, training)
     if not (fv and sv):
         return
     what = w.t("compare_expected_compute" if training else "compare_expected_bandwidth")

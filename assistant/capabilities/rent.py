@@ -24,7 +24,7 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import money, render_all
+from tools.notes import Note, money, render_all
 from tools.rent import RentOffer, RentRequest, RentResult, best_rent_precision, provider_facts, rent_providers
 from tools.tco import TcoResult, has_purchase_price
 from tools.vram import VramResult
@@ -125,7 +125,7 @@ class Rent(Capability):
         base, provider = _base_args(s), s.rent_provider
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu and not ctx.has_model else [])
         # "Colab Pro+ 太贵了" about a model: the tier's own GPU is not the card to rent; what holds the model is
-        tier = any(getattr(n, "code", "").startswith("notebook_tier") for n in parsed.notes)
+        tier = any(isinstance(n, Note) and n.code.startswith("notebook_tier") for n in parsed.notes)
         names = [] if tier and ctx.has_model else names
         if is_job_question(ctx) and not names:
             names = self._job_cards(ctx, base["currency"])

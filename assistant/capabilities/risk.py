@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, PlanContext, Turn
+from assistant.capabilities.workstation import INSTALL, install_block
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -171,24 +172,15 @@ class Risk(Capability):
         return f"{cards}: {result.risk} ({result.job})"
 
 
-# The install facts of a data-center card (tools/workstation.py install_notes): its plug and its BIOS setting
-_INSTALL_FACTS = ("ws_eps8", "ws_above_4g")
-
-
 def risk_lines(w: Writer, r: CardRiskResult, install_first: bool = False) -> None:
     """The verdict, the facts that decide it, what to do on the card, better cards for the money. `install_first`:
     the card does not start, or its plug is asked ("P40 代码10", "which power cable"): plug and BIOS setting lead."""
     if r.lead is None:
         return
-    install = [f for f in r.facts if f.code in _INSTALL_FACTS]
-    if install and not (install_first and r.cards):  # asked about something else: the facts that decide that stay
-        r = r.model_copy(update={"facts": [f for f in r.facts if f not in install]})
-    elif install:
-        w.add(
-            w.t("build_install_head", gpu=r.cards[0].gpu)
-            + "\n"
-            + "\n".join(f"- {s}" for s in render_all(install, w.lang))
-        )
+    install = [f for f in r.facts if f.code in INSTALL]
+    if install and install_first and r.cards:  # asked about something else: the facts that decide that stay alone
+        install_block(w, r.cards[0].gpu, install)
+    if install:
         r = r.model_copy(update={"facts": [f for f in r.facts if f not in install]})
     w.add(r.lead.render(w.lang))
     # a multi-GPU board (K80: 2 x 12 GB) sizes everything the owner asks next: it follows the verdict, not a list

@@ -9,22 +9,22 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import label, render_all
+from tools.notes import Note, label, render_all
 from tools.recommend import RecommendResult
 from tools.workstation import WorkstationPlan
 
 # What decides whether a card the user already has starts in their machine: the power plug it takes and the BIOS
-# setting its memory window needs (a server card on an EPS12V plug; Above 4G decoding)
-_INSTALL = frozenset({"ws_eps8", "ws_above_4g"})
+# setting its memory window needs (a server card on an EPS12V plug; Above 4G decoding; tools/workstation.install_notes)
+INSTALL = frozenset({"ws_eps8", "ws_above_4g"})
 
 
-def install_lead(w: Writer, r: WorkstationPlan) -> bool:
-    """For a card the user has ("装的M40计算卡…亮红", "P40 won't boot"): its plug and BIOS setting lead, before any
-    machine plan; False when the card has neither."""
-    first = [n for n in r.warnings if n.code in _INSTALL]
+def install_block(w: Writer, gpu: str, notes: list[Note]) -> bool:
+    """For a card the user has ("装的M40计算卡…亮红", "P40 won't boot"): its plug and BIOS setting, under one head,
+    before anything else about it (the machine plan, the card's risk); False when the notes hold neither."""
+    first = [n for n in notes if n.code in INSTALL]
     if not first:
         return False
-    w.add(w.t("build_install_head", gpu=r.gpu) + "\n" + "\n".join(f"- {s}" for s in render_all(first, w.lang)))
+    w.add(w.t("build_install_head", gpu=gpu) + "\n" + "\n".join(f"- {s}" for s in render_all(first, w.lang)))
     return True
 
 
@@ -147,8 +147,8 @@ class Workstation(Capability):
         said: frozenset[str] = frozenset()
         # a card (or a power supply) the user already has, or a card that will not start
         owned = turn.parsed.owns_hardware or bool(psu) or turn.parsed.asks_install
-        if owned and stock and not companion and install_lead(w, stock[0]):
-            said = _INSTALL
+        if owned and stock and not companion and install_block(w, stock[0].gpu, stock[0].warnings):
+            said = INSTALL
         if psu and stock and stock[0].build_kind == "workstation" and stock[0].psu_required_w:
             capped = next((r for r in plans if _capped(r) and r.gpu_id == stock[0].gpu_id), None)
             psu_verdict(w, stock[0], capped, psu)

@@ -7,22 +7,21 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools._data import read_yaml
+from assistant.understanding.numbers import _number
+from tools._data import load_yaml
+from tools.notes import Note, note
 
 if TYPE_CHECKING:
     from assistant.understanding.text import _State
-
-_DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "accelerators.yaml"
 
 
 @cache
 def _families() -> list[tuple[re.Pattern[str], dict[str, Any], list[tuple[re.Pattern[str], dict[str, Any]]]]]:
     return [
         (re.compile(f["match"], re.I), f, [(re.compile(v["match"], re.I), v) for v in f["variants"]])
-        for f in read_yaml(_DATA)["families"]
+        for f in load_yaml("accelerators.yaml")["families"]
     ]
 
 
@@ -30,21 +29,6 @@ def _families() -> list[tuple[re.Pattern[str], dict[str, Any], list[tuple[re.Pat
 _COUNT = re.compile(
     r"(?P<n>\d{1,3}|[两二三四五六七八九十]|two|four|eight)\s*(?:张|块|卡|台|x|×|\*)?\s*(?:huawei\s*|华为\s*)?$", re.I
 )
-_WORDS = {
-    "两": 2,
-    "二": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "two": 2,
-    "four": 4,
-    "eight": 8,
-}
 
 
 def family_of(text: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -61,14 +45,12 @@ def _count_before(text: str) -> int | None:
         if m:
             c = _COUNT.search(text[max(0, m.start() - 12) : m.start()])
             if c:
-                n = c.group("n").lower()
-                return int(n) if n.isdigit() else _WORDS.get(n)
+                n = _number(c.group("n").lower())
+                return int(n) if n else None
     return None
 
 
 def _accelerator(st: _State) -> None:
-    from tools.notes import note
-
     q = st.q
     hit = family_of(st.t.text)
     if hit is None or q.gpu:
@@ -91,7 +73,7 @@ def _accelerator_intents(st: _State) -> None:
     """No model named ("MTT S80 能跑大模型吗", "910A 能装 vllm-ascend 吗"): what its memory holds is the sizing
     question (the biggest model per way), not one model's memory; the intents read after the parse say so."""
     q = st.q
-    named = any(getattr(n, "code", "") == "accel_memory" for n in q.notes)
+    named = any(isinstance(n, Note) and n.code == "accel_memory" for n in q.notes)
     if not named or q.model or q.params_b or q.gpu:
         return
     rest = [i for i in q.intents if i not in ("memory", "fit", "capacity")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.understanding.numbers import _number
 from assistant.understanding.text import _State
 
 # words that keep the owned card in the machine: another / a second / add / alongside / together / 再加 / 混用
@@ -37,7 +38,6 @@ _ONE_MORE = re.compile(
     r"|\b(?:another|a second|one more|a 2nd)\s+(?:one|card|gpu|(?:rtx\s*)?\d{4})\b",
     re.I,
 )
-_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4}
 
 
 def _one_more_of_owned(st: _State) -> None:
@@ -48,8 +48,7 @@ def _one_more_of_owned(st: _State) -> None:
     m = None if _REPLACES.search(q.text) else _ONE_MORE.search(q.text)
     if m is None:
         return
-    word = m.group("n") or m.group("n2") or "1"
-    added = int(word) if word.isdigit() else _NUMERALS.get(word, 1)
+    added = int(_number(m.group("n") or m.group("n2") or "1") or 1)
     gpu = q.owned_gpu or (q.gpu if q.owns_hardware else None)
     if q.is_followup and not q.owns_hardware and len(q.gpu_mentions) <= 1:
         # "那再买一张3090呢", "what if I add another one?": the cards of the turn before plus these (plan.merge)

@@ -164,7 +164,7 @@ class ParsedQuery(RuledOut, StatedPower):
     rented_gpu: str | None = Field(
         default=None, description="Buy one card or rent another: the one to rent ('a DGX Spark vs renting an H100')"
     )
-    notes: list[Note] = Field(default_factory=list, description="How fuzzy names were read, and facts the parser adds")
+    notes: list[str | Note] = Field(default_factory=list, description="How fuzzy names were read; facts it adds")
     lora_rank: int | None = Field(default=None, description="'LoRA rank 64', 'r=16', '秩 8'")
     fused_loss: bool | None = Field(default=None, description="Unsloth / Liger named: a fused cross-entropy")
     cpu_offload: Literal["optimizer", "optimizer_and_params"] | None = Field(

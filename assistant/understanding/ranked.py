@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 from assistant.understanding.lexicon import lexicon_pattern, lexicon_raw
 from assistant.understanding.text import _State
+
+if TYPE_CHECKING:
+    from tools.catalog import GpuSpec
 
 _WINDOW = 60  # at most this many characters from card A to the words ranking it behind card B
 _AFTER = 12  # "比 B 还慢", "没有 B 快": at most this many characters from card B to 慢 / 快
@@ -113,8 +117,11 @@ def _lead(mode: str | None, a: str, b: str) -> float:
     spec_a, spec_b = catalog().get(a), catalog().get(b)
     if spec_a is None or spec_b is None:
         return 0.0
-    if (mode or "inference") in _TRAINING:
-        va, vb = spec_a.bf16_tflops or spec_a.fp16_tflops, spec_b.bf16_tflops or spec_b.fp16_tflops
-    else:
-        va, vb = spec_a.bandwidth_gbs, spec_b.bandwidth_gbs
+    training = (mode or "inference") in _TRAINING
+    va, vb = bottleneck(spec_a, training), bottleneck(spec_b, training)
     return va / vb if va and vb else 0.0
+
+
+def bottleneck(spec: GpuSpec, training: bool) -> float | None:
+    """A card's figure on the job's bottleneck: 16-bit tensor TFLOPS for training, memory bandwidth (GB/s) else."""
+    return (spec.bf16_tflops or spec.fp16_tflops) if training else spec.bandwidth_gbs
