@@ -28,6 +28,9 @@ class Scenario(BaseModel):
     deployment: str | None = None
     preference: str | None = None
     gpus: list[str] = []
+    # different cards in one machine ("3080 10G + 2080Ti 22G"), one id per card: sized as a layer split in
+    # proportion to each card's memory (tools/vram.py gpu_mix); `gpu` is then the smallest and `num_gpus` their number
+    gpu_mix: list[str] = []
     lora_rank: int | None = None
     lora_targets: str | None = None  # "attention": adapters on the attention projections only (tools/vram.py)
     cpu_offload: str | None = None  # training: ZeRO-Offload of the optimizer states ("optimizer_and_params": ZeRO-3)

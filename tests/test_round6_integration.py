@@ -100,7 +100,10 @@ def test_a_tiny_model_rents_with_its_size_in_millions(advisor):
     answer = ask_checked(
         advisor, "[jingyaogong/minimind] 自己电脑不行，有其他的办法可以训练模型不 求网上推荐的租用GPU的网站"
     ).answer
-    assert "(26M)" in lead_of(answer) and "0.0B" not in answer
+    # a from-scratch run of a 26M model (understanding/small_train.py) is priced whole, the cheapest card first: a
+    # rented 4090 finishes it for about ¥1, never "0.0B" parameters
+    lead = lead_of(answer)
+    assert "MiniMind" in lead and "4090" in lead and "A100" not in lead and "0.0B" not in answer
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from tools.models import ModelArch, registry
 from tools.notes import Note, note
 from tools.offload import OffloadRequest, OffloadResult, estimate_offload, runtime_ram_gib
 from tools.precision import resolve_precision
-from tools.sizing import engine_for, headroom_for, usable_of
+from tools.sizing import engine_for, headroom_for, mixed_usable, usable_of
 from tools.vram import GIB, VramRequest, VramResult, estimate_vram
 
 CapacityMode = Literal["inference", "finetune", "full", "lora", "qlora"]
@@ -80,6 +80,12 @@ class CapacityRequest(BaseModel):
     )
     ram_type: str | None = Field(default=None, description="RAM type for the offload example: ddr4, ddr5-6000 ...")
     with_finetune: bool = Field(default=True, description="Inference: also the largest model QLoRA fine-tunes")
+    gpu_mix: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="Different GPUs in one machine, one name per card (with gpu, their smallest): a layer split in "
+        "proportion to each card's memory, so each card counts as their average memory; num_gpus is their number",
+    )
 
     @model_validator(mode="after")
     def _one_card(self) -> CapacityRequest:
@@ -125,6 +131,7 @@ class CapacityResult(BaseModel):
     capacity_gib: float = Field(description="Memory of one card")
     num_gpus: int
     total_gib: float | None = Field(default=None, description="Memory of all the cards together (num_gpus x one)")
+    mixed_gpus: list[str] = Field(default=[], description="Different cards (gpu_mix) by name; capacity_gib: average")
     mode: CapacityMode
     context_tokens: int = Field(description="Inference context (training ways: sequence_tokens)")
     sequence_tokens: int = Field(description="Training sequence length")
@@ -210,6 +217,7 @@ def _largest_model(req: CapacityRequest) -> CapacityResult:
         capacity_gib=round(hw.capacity_gib, 2),
         num_gpus=hw.num_gpus,
         total_gib=round(hw.capacity_gib * hw.num_gpus, 2),
+        mixed_gpus=[g.name for g in _mix(req)],
         mode=req.mode,
         context_tokens=inference_ctx,
         sequence_tokens=training_ctx,
@@ -273,7 +281,16 @@ def _hardware(req: CapacityRequest) -> tuple[_Hardware, list[Note], list[Note]]:
     gguf = named if named is not None else (gpu.segment in ("consumer", "workstation", "apple") or old)
     fp8 = bool(gpu.fp8_tflops or gpu.fp8_fp32acc_tflops)
     bf16 = gpu.has_bf16
-    return _Hardware(gpu, gpu.usable_memory_gib, req.num_gpus, gguf, bf16, fp8), assumptions, warnings
+    capacity = gpu.usable_memory_gib
+    if mix := _mix(req):  # different cards: each carries a share in proportion to its memory
+        capacity = mixed_usable(mix)[0]
+    return _Hardware(gpu, capacity, req.num_gpus, gguf, bf16, fp8), assumptions, warnings
+
+
+def _mix(req: CapacityRequest) -> list[GpuSpec]:
+    """The different cards of one machine, one per card; [] when they are not that (one model, or a wrong count)."""
+    mix = [resolve_gpu_noted(g)[0] for g in req.gpu_mix or []]
+    return mix if len(mix) == req.num_gpus and len({g.id for g in mix}) > 1 else []
 
 
 def _engine_gguf(engine: str | None) -> bool | None:

@@ -171,6 +171,9 @@ class CompareRow(BaseModel):
     tokens_per_s: float | None = Field(description="Decode tokens/s of all sequences, or training tokens/s, on count")
     tokens_per_s_per_user: float | None = Field(description="Inference: decode tokens/s of one sequence")
     speed_bound: str | None = None
+    layer_split: bool = Field(
+        default=False, description="Inference on several cards split by layers (one after another): one card's pace"
+    )
     prefill_tokens_per_s: float | None = Field(
         default=None, description="Inference: prompt processing speed (sets the wait before the first token)"
     )
@@ -446,6 +449,7 @@ def _speed_fields(job: _Job, speed: SpeedResult | None, rent_per_hour: float | N
         tokens_per_s=tps,
         tokens_per_s_per_user=None if training else speed.decode_tokens_per_s,
         speed_bound=speed.bound,
+        layer_split=not training and speed.parallel == "pipeline" and speed.num_gpus > 1,
         prefill_tokens_per_s=None if training else speed.prefill_tokens_per_s,
         ttft_s=None if training else speed.ttft_s,
         cost_per_1m_tokens=round(per_1m, 4) if per_1m else None,

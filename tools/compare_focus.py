@@ -60,6 +60,9 @@ def bottleneck(rows: list[CompareRow], order: list[int], focus: Focus, cards: bo
     if fv / sv < _TIE:
         return note(f"cmp_focus_{kind}_tie", items=[_item(kind, r, v, per_card) for r, v in valued], room=room)
     code = f"cmp_focus_{kind}" + ("_per_card" if per_card else "")
+    if kind == "decode_tps" and slow.layer_split:
+        # "3 V100s or one A100 for Vicuna-33B": three cards split by layers run one after another, at one card's pace
+        code, room = "cmp_focus_decode_tps_layers", [note("cmp_focus_layers_count", n=slow.count or 1)]
     return note(
         code,
         fast=[_option(fast, per_card)],

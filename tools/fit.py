@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from tools import advice
-from tools.catalog import resolve_gpu_noted
+from tools.catalog import GpuSpec, resolve_gpu_noted
 from tools.notes import Note, note
 from tools.precision import resolve_precision
-from tools.sizing import engine_for, headroom_for, usable_of
+from tools.sizing import engine_for, headroom_for, mixed_usable, usable_of
 from tools.vram import VramRequest, VramResult, estimate_vram
 from tools.workload import ModelRef
 
@@ -45,6 +45,12 @@ class FitRequest(ModelRef):
         description="vllm, sglang, llama.cpp / ollama, transformers ... (default: llama.cpp when the format is a "
         "GGUF file, else vllm)",
     )
+    gpu_mix: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="Different GPUs in one machine, one name per card: a layer split in proportion to each card's "
+        "memory (llama.cpp --tensor-split), so the limits use the cards' average memory; num_gpus is their number",
+    )
 
 
 class FitResult(BaseModel):
@@ -78,6 +84,15 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
     return lo
 
 
+def _capacity(req: FitRequest, gpu: GpuSpec) -> float:
+    """One card's memory, or for different cards in one machine their average: a layer split in proportion to each
+    card's memory gives each the same share of its own."""
+    mix = [resolve_gpu_noted(g)[0] for g in req.gpu_mix or []]
+    if len(mix) == req.num_gpus and len({g.id for g in mix}) > 1:
+        return mixed_usable(mix)[0]
+    return gpu.usable_memory_gib
+
+
 def fit_on_gpu(req: FitRequest) -> FitResult:
     """Solve exactly with the estimator for the precision, context and concurrency limits."""
     gpu, read_as = resolve_gpu_noted(req.gpu)
@@ -88,15 +103,14 @@ def fit_on_gpu(req: FitRequest) -> FitResult:
     fixed = req.precision or named_format
     engine = engine_for(req.engine, "inference", resolve_precision(fixed).kind if fixed else None, gpu)
     utilization = 1 - headroom_for(engine) if req.memory_utilization is None else req.memory_utilization
-    usable = usable_of(gpu.usable_memory_gib, 1 - utilization)
+    capacity = _capacity(req, gpu)
+    usable = usable_of(capacity, 1 - utilization)
     warnings: list[Note] = []
     if gpu.unofficial:
         warnings.append(note("unofficial_card_named", gpu=gpu.name))
     if gpu.gpu_memory_share:
         assumptions.append(note("fit_unified_memory", gpu=gpu.name, share=gpu.gpu_memory_share))
-    assumptions.append(
-        note("fit_usable", usable=usable, capacity=gpu.usable_memory_gib, utilization=utilization, engine=engine)
-    )
+    assumptions.append(note("fit_usable", usable=usable, capacity=capacity, utilization=utilization, engine=engine))
 
     def estimate(precision: str, context: int, batch: int) -> VramResult:
         return estimate_vram(

@@ -24,7 +24,7 @@ from tools.errors import AdvisorError
 from tools.models import ModelArch
 from tools.notes import Note, note
 from tools.precision import resolve_precision, weight_bits_by_group
-from tools.sizing import headroom_for, usable_of
+from tools.sizing import headroom_for, mixed_usable, usable_of
 from tools.vram import GIB, VramRequest, estimate_vram
 from tools.vram import defaults as speed_defaults
 from tools.workload import ModelRef
@@ -53,6 +53,12 @@ class OffloadRequest(ModelRef):
         default=None, gt=0, le=1024, description="A card named only by its memory ('12G显存'), when no gpu is given"
     )
     num_gpus: int = Field(default=1, ge=1, le=64)
+    gpu_mix: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="Different GPUs in one machine, one name per card (with gpu, their smallest): their memory adds "
+        "up (llama.cpp --tensor-split); num_gpus is their number",
+    )
     ram_gib: float | None = Field(default=None, gt=0, le=65536, description="System RAM the machine has")
     memory: str | None = Field(
         default=None, description="RAM type: 'ddr4', 'ddr5', 'ddr5-6000', 'ddr4-3200' (default: the machine's)"
@@ -102,6 +108,7 @@ class OffloadResult(BaseModel):
     weights_gib: float
     kv_cache_gib: float
     gpu_gib_available: float = Field(description="GPU memory usable for the model, all GPUs")
+    mixed_gpus: list[str] = Field(default=[], description="Different cards (gpu_mix) by name; gpu: the smallest")
     on_gpu_gib: float
     in_ram_gib: float = Field(description="Model bytes held in system RAM")
     ram_needed_gib: float = Field(description="System RAM the run needs (model part plus OS and runtime)")
@@ -209,12 +216,16 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
     buffers = (base.breakdown_gib["activations"] + base.breakdown_gib["overhead"]) * GIB
     n_layers = arch.num_layers
     active_share = arch.moe.experts_per_token / arch.moe.num_experts if arch.moe else 1.0
-    gpu_name, gpu_bw, available = None, 0.0, 0.0
+    gpu_name, gpu_bw, available, mixed = None, 0.0, 0.0, []
     if req.gpu:
         gpu, read_as = resolve_gpu_noted(req.gpu)
         assumptions += [read_as] if read_as else []
         gpu_name, gpu_bw = gpu.name, gpu.bandwidth_gbs
         usable = usable_of(gpu.usable_memory_gib, headroom_for("llama.cpp")) * req.num_gpus
+        mix = [resolve_gpu_noted(g)[0] for g in req.gpu_mix or []]
+        if len(mix) == req.num_gpus and len({g.id for g in mix}) > 1:  # different cards: their memory adds up
+            usable = mixed_usable(mix, headroom_for("llama.cpp"))[1] * req.num_gpus
+            mixed = [g.name for g in mix]
         available = max(0.0, usable * GIB - buffers * req.num_gpus)
     elif req.vram_gib:
         gpu_name, gpu_bw = f"{req.vram_gib:g} GB GPU", _card_size_bandwidth(req.vram_gib)
@@ -255,6 +266,7 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
         strategy=strategy,
         gpu=gpu_name,
         num_gpus=req.num_gpus if gpu_name else 0,
+        mixed_gpus=mixed,
         weights_gib=round((layer_bytes + expert_bytes + outside) / GIB, 2),
         kv_cache_gib=round(kv / GIB, 2),
         gpu_gib_available=round(available / GIB, 2),

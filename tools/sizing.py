@@ -80,6 +80,15 @@ def usable_gib(gpu: GpuSpec, headroom: float | None = None) -> float:
     return usable_of(gpu.usable_memory_gib, headroom)
 
 
+def mixed_usable(cards: list[GpuSpec], headroom: float | None = None) -> tuple[float, float]:
+    """Different cards in one machine split by layers in proportion to their memory (llama.cpp --tensor-split,
+    Transformers device_map max_memory): each card then carries the same share of its own memory, so the job
+    fits when the even per-card need is within the cards' average usable memory. (average capacity, average
+    usable) of `cards`."""
+    n = len(cards)
+    return sum(g.usable_memory_gib for g in cards) / n, sum(usable_gib(g, headroom) for g in cards) / n
+
+
 def fits(per_gpu_gib: float, gpu: GpuSpec, headroom: float | None = None) -> bool:
     return per_gpu_gib <= usable_gib(gpu, headroom) + 1e-9
 
@@ -129,3 +138,9 @@ class GpuFit(BaseModel):
     fits: bool = Field(description="per_gpu_gib <= usable_gib_per_gpu")
     gpus_needed: int | None = Field(description="Smallest GPU count (1, 2, 4, 8 ...) that fits; None: none up to 512")
     per_gpu_gib_needed: float | None = Field(default=None, description="Memory per GPU on gpus_needed")
+    mixed_gpus: list[str] = Field(
+        default=[],
+        description="Different cards in one machine (gpu_mix), by name: a layer split gives each a share of the model "
+        "proportional to its memory, so capacity_gib and usable_gib_per_gpu are their averages",
+    )
+    usable_gib_total: float | None = Field(default=None, description="Mixed cards: their usable memory summed")

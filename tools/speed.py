@@ -136,6 +136,11 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
     parallel = req.parallel or (
         "data" if training else resolve_engine(req.engine, precision)[1].get("multi_gpu", "tensor")
     )
+    if not req.parallel and parallel == "tensor" and n > 1 and arch.num_attention_heads % n:
+        # tensor parallel splits the attention heads evenly (vLLM, SGLang, TGI refuse otherwise): 3 cards for
+        # Vicuna-33B's 52 heads split the model by layers, one card after another
+        parallel = "pipeline"
+        assumptions.append(note("speed_tp_heads", n=n, heads=arch.num_attention_heads))
     cfg = defaults()["speed"]
     compute = _compute_dtype(gpu, precision, warnings)
     tflops = gpu.tensor_tflops(compute) if compute != "fp32-vector" else gpu.fp32_tflops

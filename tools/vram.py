@@ -24,7 +24,7 @@ from tools.precision import (
     weight_bits_by_group,
     weight_bytes,
 )
-from tools.sizing import GpuFit, counts_for, engine_for, headroom_for, smallest_count, usable_gib
+from tools.sizing import GpuFit, counts_for, engine_for, headroom_for, mixed_usable, smallest_count, usable_gib
 from tools.workload import ModelRef
 
 GIB = 2**30
@@ -102,6 +102,13 @@ class VramRequest(ModelRef):
         default=None,
         description="A GPU to size the workload for (fuzzy name): the result then says whether it fits on "
         "num_gpus of them and how many it needs",
+    )
+    gpu_mix: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="Different GPUs in one machine, one name per card (['rtx 3080 10gb', '2080 ti 22gb']): sized as "
+        "a layer split that gives each card a share proportional to its memory (llama.cpp --tensor-split); "
+        "num_gpus is then the number of cards",
     )
     headroom: float | None = Field(
         default=None,
@@ -245,6 +252,11 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
     engine = engine_for(req.engine, req.mode, resolve_precision(result.precision).kind, gpu)
     headroom = req.headroom if req.headroom is not None else headroom_for(engine)
     usable = usable_gib(gpu, headroom)
+    capacity = gpu.usable_memory_gib
+    mix = [resolve_gpu(g)[0] for g in req.gpu_mix or []]
+    mixed = len(mix) == req.num_gpus and len({g.id for g in mix}) > 1
+    if mixed:  # one machine's different cards: each carries a share in proportion to its memory
+        capacity, usable = mixed_usable(mix, headroom)
 
     def per_gpu_at(n: int) -> float | None:
         if n == req.num_gpus:
@@ -259,7 +271,7 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
     return GpuFit(
         gpu=gpu.name,
         gpu_id=gpu.id,
-        capacity_gib=round(gpu.usable_memory_gib, 2),
+        capacity_gib=round(capacity, 2),
         usable_gib_per_gpu=round(usable, 2),
         headroom=headroom,
         engine=engine,
@@ -268,6 +280,8 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         fits=result.per_gpu_gib <= usable + 1e-9,
         gpus_needed=needed[0] if needed else None,
         per_gpu_gib_needed=needed[1] if needed else None,
+        mixed_gpus=[g.name for g in mix] if mixed else [],
+        usable_gib_total=round(usable * req.num_gpus, 2) if mixed else None,
     )
 
 

@@ -33,6 +33,7 @@ from assistant.capabilities.methods_lead import MethodsLead
 from assistant.capabilities.named_cards import NamedCards
 from assistant.capabilities.offload import Offload
 from assistant.capabilities.offload_count import OffloadCount
+from assistant.capabilities.pcie_lanes import PcieLanes
 from assistant.capabilities.per_card import PerCard
 from assistant.capabilities.pooled import PooledCards
 from assistant.capabilities.quoted_need import QuotedNeed
@@ -48,6 +49,7 @@ from assistant.capabilities.speed import Speed
 from assistant.capabilities.step_up import StepUp
 from assistant.capabilities.support import Support
 from assistant.capabilities.training import Training, TrainingLead, TrainingTime
+from assistant.capabilities.vision_train import VisionTrain
 from assistant.capabilities.workstation import Workstation
 from assistant.toolset import ToolName
 
@@ -74,9 +76,11 @@ REGISTRY: tuple[Capability, ...] = (
     OffloadCount(),  # "how many cards?" for a full fine-tune with CPU offload: the count without it, first
     QuotedNeed(),  # a memory figure quoted for a fine-tune, no model named: against one card and all of them, first
     PerCard(),  # "each card's memory or the total?" for a training job on several cards: each card's, first
+    PcieLanes(),  # "does it depend on PCIe bandwidth?", "an x1 slot?": the link's part in the job, first
     PooledCards(),  # several cards named by their memory for a training job: does their memory add up, first
     MethodsLead(),  # a fine-tune with no method named: each method's verdict first
     TrainingTime(),  # "how long" with no card named: the hours on the card the job needs
+    VisionTrain(),  # a ResNet / YOLO / DeepLab-class network: the user's card enough, or the card to buy, first
     Capacity(),
     StepUp(),  # after what a small card the user owns runs: the card to buy next
     Offload(),

@@ -158,6 +158,7 @@ def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False) -> None:
             api_monthly=money(r.reference.monthly_cost or 0, cur),
             be=be_text,
         )
+    warnings = _quality_first(w, r)
     if privacy and r.verdict != "self_host":
         w.say("api_privacy", **common)
     lines = []
@@ -192,5 +193,20 @@ def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False) -> None:
     if r.busy_share is not None:
         busy = f"{r.busy_share:.0%}" if r.busy_share >= 0.01 else "<1%"  # a light volume: not "0% of the time"
         w.say("api_capacity", capacity=_tokens(r.capacity_tokens_per_month, w.lang), busy=busy)
-    w.bullets("warnings_head", render_all(r.warnings, w.lang))
+    w.bullets("warnings_head", render_all(warnings, w.lang))
     w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=6)
+
+
+def _quality_first(w: Writer, r: ApiCostResult) -> list:
+    """A self-hosted model a class below the API's (a 7B against GPT-4o) is the first thing an expert says after the
+    price: the caveat joins the lead paragraph right after its bold verdict, and leaves the warnings."""
+    below = [n for n in r.warnings if n.code == "api_quality_below"]
+    if not below or not w.lines:
+        return list(r.warnings)
+    lead = w.lines[-1]
+    end = lead.find("**", 2)
+    if not lead.startswith("**") or end < 0:
+        return list(r.warnings)
+    sep = "" if w.lang == "zh" else " "
+    w.lines[-1] = f"{lead[: end + 2]}{sep}{below[0].render(w.lang)}{lead[end + 2 :]}"
+    return [n for n in r.warnings if n.code != "api_quality_below"]

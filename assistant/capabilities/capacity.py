@@ -4,6 +4,7 @@ models of that size ("我只有一张 3060 12G，能跑多大的模型？", "2x 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -90,6 +91,10 @@ def hardware(w: Writer, r: CapacityResult, counted: bool = False) -> str:
         return w.t("capacity_hw_cpu_tiny" if tiny else "capacity_hw_cpu", ram=r.cpu_ram_gib)
     if r.gpu is None:
         return w.t("capacity_hw_size_one" if one else "capacity_hw_size", n=r.num_gpus, gib=r.capacity_gib)
+    if r.mixed_gpus:  # "3080 10G + 2080Ti 22G": the different cards, and the memory they add up to
+        counts = Counter(r.mixed_gpus)
+        cards = (" + " if w.lang == "en" else "、").join(f"{n} × {g}" if n > 1 else g for g, n in counts.items())
+        return w.t("capacity_hw_mixed", cards=cards, total=r.total_gib)
     if r.num_gpus >= 2 and not counted:  # "双卡A4000": the pool the cards add up to is the first thing an owner weighs
         return w.t("capacity_hw_pool", n=r.num_gpus, gpu=r.gpu, total=r.total_gib or r.num_gpus * r.capacity_gib)
     if (r.gpu_id or "").startswith("apple-"):  # a Mac is one machine ("一台"), never "一张" like a card

@@ -46,6 +46,8 @@ class CardCount(Capability):
         asked = parsed.asks_gpu_count and s.gpu and s.num_gpus is None and not s.precision
         if not asked or not ctx.has_model or (s.mode or "inference") != "inference" or "memory" not in ctx.intents:
             return
+        if len(parsed.models_mentioned) > 1:
+            return  # "7B、14B、72B 分别要几张": each model's count leads (the parts summary), not one's formats
         if too_big_for_cards(s.model):
             return  # servers and RAM offload answer it (big_model.py)
         for precision in _formats(s.gpu or ""):

@@ -146,7 +146,11 @@ def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None
             key = "part_methods_on" if gpu else "part_methods"
             items.append(w.t(key, model=r.model, gpu=gpu, items=methods))
             continue
-        if card is None:
+        size = turn.parsed.stated_capacity_gib
+        if card is None and size and r.fit is None:  # "can these two run with 48GB of video memory": each against it
+            key = "part_fits_capacity" if _fits_size(r, size) else "part_not_fits_capacity"
+            items.append(w.t(key, part=label, need=r.per_gpu_gib, vram=size))
+        elif card is None:
             items.append(w.t("part_memory", part=label, need=r.per_gpu_gib))
         elif card.fits and card.num_gpus > 1:  # sized on the user's cards: a per-GPU figure, not one card's
             items.append(w.t("part_on_cards", part=label, need=card.per_gpu_gib, n=card.num_gpus, gpu=card.gpu))
@@ -164,6 +168,17 @@ def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None
 
 
 _TRAINING = ("full", "lora", "qlora")
+
+
+def _fits_size(r: VramResult, capacity_gib: float) -> bool:
+    """Whether `r` fits a card of the size the user named, with the headroom of the engine its format runs on."""
+    from tools.precision import resolve_precision
+    from tools.sizing import engine_for, fits_capacity, headroom_for
+
+    engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
+    return fits_capacity(r.per_gpu_gib, capacity_gib, headroom_for(engine))
+
+
 _BIG_CARD_GIB = 70.0  # an 80 GB data-center card's usable memory is above this; consumer and 48 GB cards are not
 
 

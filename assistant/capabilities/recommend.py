@@ -44,6 +44,8 @@ def recommend_args(ctx: PlanContext) -> dict[str, Any]:
         "budget_includes_host": True if s.budget is not None and s.budget_scope == "machine" else None,
         "require_nvlink": True if parsed.require_nvlink else None,
         "require_ecc": True if parsed.require_ecc else None,
+        # a model trained from scratch trains every weight: LoRA / QLoRA adapt one that exists, no cheaper way of it
+        "method_flexible": False if parsed.pretrain and s.mode == "full" else None,
     }
     rec |= {key: value for key, value in flags.items() if value is not None}
     if s.utilization is not None:

@@ -89,6 +89,9 @@ def _base_args(s: Scenario) -> dict[str, Any]:
     args: dict[str, Any] = {"currency": s.currency or "USD"}
     if s.serving or s.requests_per_day or (s.utilization or 0) >= 1 or s.shared_by:
         args["hours"] = _MONTH_HOURS
+    elif s.horizon_years and s.horizon_years <= 1 and s.utilization is None:
+        # "一年多少钱", "what would it cost per year": a deployment kept up for the year asked, hours unsaid
+        args["hours"] = round(_MONTH_HOURS * 12 * s.horizon_years)
     if s.shared_by and s.shared_by > 1:
         args["shared_by"] = s.shared_by  # people who split it: each one's month
     return args
@@ -411,7 +414,7 @@ def _fields(w: Writer, o: RentOffer, r: RentResult) -> dict[str, Any]:
     extra = ""
     if o.job_cost is not None and r.num_gpus and o.job_cost:
         hours = o.job_cost / o.price_per_hour if o.price_per_hour else 0
-        key = "rent_monthly" if round(hours) == _MONTH_HOURS else "rent_job"
+        key = {_MONTH_HOURS: "rent_monthly", _MONTH_HOURS * 12: "rent_yearly"}.get(round(hours), "rent_job")
         extra = w.t(key, cost=money(o.job_cost, cur), hours=hours)
     listed = "" if o.listed_currency == cur else w.t("rent_listed", price=money(o.listed_price, o.listed_currency))
     return {

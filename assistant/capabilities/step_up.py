@@ -15,6 +15,7 @@ from tools.advice import step_up_cards
 from tools.capacity import CapacityResult
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
+from tools.notes import Note
 
 _PRECISION = "q4_k_m"  # the format such a card's owner runs (llama.cpp / Ollama GGUF), the sizes an upgrade opens
 
@@ -33,6 +34,9 @@ class StepUp(Capability):
 
     def plan(self, ctx: PlanContext) -> None:
         s, p = ctx.scenario, ctx.parsed
+        if "capacity" in ctx.intents and not s.gpu and not ctx.has_model and p.buy_or_rent == "buy":
+            self._from_size(ctx, p.stated_capacity_gib)  # "12个G显存都不够，该用什么显卡": no card named, its size
+            return
         if "capacity" not in ctx.intents or not s.gpu or ctx.has_model:
             return
         if (s.num_gpus or 1) != 1 or (s.mode or "inference") != "inference" or p.fine_tune_unspecified:
@@ -48,8 +52,21 @@ class StepUp(Capability):
             args = {"gpu": card, "num_gpus": 1, "mode": "inference", "precision": _PRECISION}
             ctx.add(self.intent, ToolName.LARGEST_MODEL, **args)
 
+    def _from_size(self, ctx: PlanContext, size: float | None) -> None:
+        """The step-up cards bigger than the size the user says falls short (understanding/upgrade_pick.py)."""
+        if not size:
+            return
+        for card in [c for c in step_up_cards() if catalog()[c].vram_gib > size]:
+            args = {"gpu": card, "num_gpus": 1, "mode": "inference", "precision": _PRECISION}
+            ctx.add(self.intent, ToolName.LARGEST_MODEL, **args)
+
     def records(self, tool: ToolName) -> bool:
         return False  # a card the user did not name: an example, not the scenario
+
+    def phase(self, turn: Turn) -> int:
+        """A card to buy asked beside the small one owned ("suggest a GPU for the best price/performance",
+        understanding/upgrade_pick.py): the step up is the answer and leads; otherwise after what the card runs."""
+        return -2 if turn.parsed.buy_or_rent == "buy" else self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
         items = []
@@ -61,5 +78,10 @@ class StepUp(Capability):
             key = "step_up_item_used" if spec.discontinued else "step_up_item"
             top = way.examples[0]
             items.append(w.t(key, gpu=r.gpu, gib=round(r.capacity_gib), b=way.max_params_b, model=top.model))
-        if items:
-            w.say("step_up", cards=w.t("step_up_or").join(items))
+        if not items:
+            return
+        buying = turn.parsed.buy_or_rent == "buy"
+        w.say("step_up_buy" if buying else "step_up", cards=w.t("step_up_or").join(items))
+        external = [n for n in turn.parsed.notes if isinstance(n, Note) and n.code == "external_gpu"]
+        if buying and external:
+            w.add(external[0].render(w.lang))  # "an external GPU for my laptop": what the enclosure's link costs

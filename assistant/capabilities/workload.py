@@ -51,7 +51,14 @@ def vram_args(s: Scenario, num_gpus: int | None = None, sized: bool = True) -> d
     args = workload_args(s) | {"num_gpus": num_gpus or s.num_gpus or 1}
     if s.gpu and sized:
         args["gpu"] = s.gpu
+        args |= mix_args(s, args["num_gpus"])
     return args
+
+
+def mix_args(s: Scenario, num_gpus: int) -> dict[str, Any]:
+    """The different cards of one machine, when the scenario is still sized on exactly them."""
+    mixed = len(s.gpu_mix) == num_gpus and s.gpu in s.gpu_mix
+    return {"gpu_mix": list(s.gpu_mix)} if mixed else {}
 
 
 def speed_args(s: Scenario) -> dict[str, Any]:
@@ -96,7 +103,7 @@ def offload_args(s: Scenario, precision: str | None = None, gpu: bool = True) ->
     args: dict[str, Any] = {k: w[k] for k in ("model", "params_b", "context_tokens") if k in w}
     args["precision"] = precision or s.precision or "q4_k_m"
     if gpu and s.gpu:
-        args |= {"gpu": s.gpu, "num_gpus": s.num_gpus or 1}
+        args |= {"gpu": s.gpu, "num_gpus": s.num_gpus or 1} | mix_args(s, s.num_gpus or 1)
     if s.ram_gib:
         args["ram_gib"] = s.ram_gib
     if s.ram_type:

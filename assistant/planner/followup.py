@@ -31,3 +31,24 @@ def card_after_purchase(parsed: ParsedQuery, previous: Scenario, intents: list[s
     if not carried:
         return intents
     return list(dict.fromkeys("fit" if i in _REPLACED else i for i in intents))
+
+
+# A width named on its own ("4-bit", "8bit", "INT4") after an answer already sized in a format of that width
+# ("Q4_K_M", "AWQ", "Q8_0"): the format that answer used, so "那用4-bit呢？" does not switch engines and contradict it.
+_WIDTHS = {"int4": 4, "int8": 8}
+
+
+def width_already_sized(parsed: ParsedQuery, previous: Scenario) -> str | None:
+    """The previous turn's format when this turn names only its bit width; None otherwise."""
+    from tools.precision import resolve_precision
+
+    width = _WIDTHS.get(parsed.precision or "")
+    if width is None or not previous.precision or previous.mode not in (None, "inference"):
+        return None
+    if parsed.model and parsed.model != previous.model:
+        return None
+    try:
+        bits = resolve_precision(previous.precision).bits
+    except Exception:  # an unknown format name: nothing to keep
+        return None
+    return previous.precision if width <= bits < width + 1 else None

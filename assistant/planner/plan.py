@@ -12,7 +12,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.blocked import size_where_it_runs
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
-from assistant.planner.followup import card_after_purchase
+from assistant.planner.followup import card_after_purchase, width_already_sized
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
@@ -131,6 +131,8 @@ def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]
     _merge_sample_length(parsed, s)
     if parsed.precision in _GGUF_OF and s.mode in (None, "inference") and _runs_gguf(parsed, s):
         s.precision = _GGUF_OF[parsed.precision]  # "4bit" on llama.cpp (named now or before): its Q4_K_M GGUF
+    # "那用4-bit呢？" after a Q4_K_M answer: that 4-bit format, not another engine's
+    s.precision = width_already_sized(parsed, previous) or s.precision
     if s.currency is None:
         s.currency = currency_for(parsed.language)
     return s, notes
@@ -284,8 +286,9 @@ def _oom_without_model(parsed: ParsedQuery, previous: Scenario, intents: list[st
     named = named or bool(parsed.model_family and repository_span(parsed.text))
     card = parsed.gpu or parsed.stated_capacity_gib
     # the system RAM ran out while loading ("colab 内存爆掉", "system RAM fills up while loading"): the card's sizes
-    # are not the answer, the RAM diagnosis is
-    card = card and "system_ram_full" not in parsed.diagnose_flags
+    # are not the answer, the RAM diagnosis is; nor when GTT is asked about ("can my 7900 XT use GTT?"): whether a
+    # discrete card loads weights from system RAM is
+    card = card and not {"system_ram_full", "gtt"} & set(parsed.diagnose_flags)
     if parsed.symptom == "oom" and not named and card and "diagnose" in intents and "capacity" not in intents:
         return ["capacity", *intents]
     return intents
@@ -454,6 +457,7 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         "notebook_tier_ram",
         "card_memory_stated",
         "mac_no_chip",
+        "sli_no_pool",  # "1080ti sli": SLI pools no memory (understanding/sli.py)
     )
     ctx.notes += [n for n in parsed.notes if isinstance(n, Note) and n.code in tiers]
     asked = _unknown_name(parsed, intents)
@@ -543,23 +547,29 @@ def other_parts(parsed: ParsedQuery, s: Scenario, jobs: bool = True) -> list[Sce
     """The workloads a message asks about besides the scenario's own: every other model it names, and every
     other job ("推理和微调": inference and the LoRA a fine-tune defaults to)."""
     parts: list[Scenario] = []
+    paired = parsed.job_models  # "推理72B，微调14B": each model with its own job, no cross product
     for model in parsed.models_mentioned[1:_MAX_PARTS]:
         if model != s.model:
-            parts.append(s.model_copy(update={"model": model, "params_b": None}))
+            job = next((j for j, m in paired.items() if m == model and j != s.mode), None)
+            own_job = {"mode": job, "precision": None} if job else {}
+            parts.append(s.model_copy(update={"model": model, "params_b": None, **own_job}))
     if not parsed.models_mentioned:  # "想做14b 和 72b 的微调": each bare size too
         for size in parsed.sizes_mentioned[1:_MAX_PARTS]:
             if size != s.params_b:
                 parts.append(s.model_copy(update={"model": None, "params_b": size}))
     if jobs and len(parsed.jobs) > 1:
         for job in parsed.jobs:
-            if job != (s.mode or "inference"):
+            if job != (s.mode or "inference") and paired.get(job, s.model) == s.model:
                 # a training job starts from 16-bit weights; an inference one runs the format asked, if any
                 keep = s.precision if (job == "inference") == ((s.mode or "inference") == "inference") else None
                 if job in ("full", "lora") and keep not in _FLOAT_BASES:
                     keep = None  # "LoRA / QLoRA" on a 4-bit base: the LoRA part trains a 16-bit one
                 if job == "qlora" and keep not in _QUANTIZED_TRAINING_BASES:
                     keep = None  # "不量化的 LoRA" beside a QLoRA: the QLoRA part keeps its 4-bit base
-                parts.append(s.model_copy(update={"mode": job, "precision": keep}))
+                # "微调8卡a800够吗，推理8卡4090够吗": a job named with its own cards is sized on them
+                card = parsed.job_cards.get(job)
+                own = {"gpu": card, "num_gpus": parsed.gpu_counts.get(card)} if card else {}
+                parts.append(s.model_copy(update={"mode": job, "precision": keep, **own}))
     return parts[: _MAX_PARTS - 1]
 
 
@@ -661,6 +671,9 @@ def _family_sizes(ctx: PlanContext) -> None:
     # "mistral", "llama3", "qwen2.5" with no size, asked to size or price: the model its Ollama library's default
     # tag pulls (tools.model_match.library_default), said in one line; a family word ("qwen") is its common sizes
     default = library_default(parsed.unknown_model or "")
+    # "minimum hardware requirements for Llama 3", "llama3 最低配置": each size has its own minimum, so the family's
+    # common sizes are sized (the default tag would answer for one size only)
+    default = None if parsed.asks_minimum and len(family_models(parsed.model_family)) > 1 else default
     if default is not None and set(ctx.intents) & (sizing | set(_PRICED)):
         s.model, parsed.models_mentioned, typed = default.id, [default.id], parsed.unknown_model or ""
         parsed.unknown_model = None

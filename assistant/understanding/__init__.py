@@ -33,6 +33,7 @@ from assistant.understanding.focus import _focus
 from assistant.understanding.free_compute import _free_compute
 from assistant.understanding.hardware import _catalog_vram, _gpus, _min_vram, _stated_capacity
 from assistant.understanding.intents import _intents, _is_followup
+from assistant.understanding.job_cards import _job_cards
 from assistant.understanding.laptop import _laptop_card
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
 from assistant.understanding.mac_memory import _mac_without_chip
@@ -41,6 +42,7 @@ from assistant.understanding.machine import _machine
 from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
 from assistant.understanding.notebook_tier import _notebook_tier
+from assistant.understanding.pcie import _pcie
 from assistant.understanding.power import _psu_question, _stated_psu
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
 from assistant.understanding.requirements import (
@@ -53,14 +55,19 @@ from assistant.understanding.ruled_out import _ruled_out
 from assistant.understanding.run_log import _run_log
 from assistant.understanding.server_nodes import _server_nodes
 from assistant.understanding.sharers import _sharers
+from assistant.understanding.size_list import expand_size_lists
 from assistant.understanding.size_range import _size_range
 from assistant.understanding.sized_cards import _several_of_size, _sized_cards
+from assistant.understanding.sli import _sli
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
 from assistant.understanding.stated_need import _need_against_card, _stated_need
 from assistant.understanding.symptoms import _measured, _symptoms
 from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text, weights_file_folders
 from assistant.understanding.unique_size import _unique_size
+from assistant.understanding.upgrade_pick import _upgrade_pick
 from assistant.understanding.usage import _per_minute_price, _usage
+from assistant.understanding.visible_gpus import visible_gpus
+from assistant.understanding.vision_train import _vision_training
 from assistant.understanding.workload import (
     _bare_k_context,
     _batch,
@@ -123,7 +130,7 @@ def _parse(text: Any) -> ParsedQuery:
     norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
     norm = _GLUED_DISTILL.sub(" distill ", norm)
     norm = _VERSION_PERIOD_SIZE.sub(r"\1 ", norm)
-    norm = _MEMORY_PLUS_DISK.sub(r"\1GB", norm)
+    norm = expand_size_lists(_MEMORY_PLUS_DISK.sub(r"\1GB", norm))  # and "llama7/13/70b": one model per size
     # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
     norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
     # a commented-out argument in pasted code ("#load_in_4bit=True,") is not a setting the user runs with
@@ -185,11 +192,13 @@ def _parse(text: Any) -> ParsedQuery:
     _preferences(st)
     _ruled_out(st)  # "A100国内很难买到": the card ruled out, kept to name; its market words ask nothing
     _stated_psu(st)  # "NZXT C1200 Gold", "500w电源": the unit a build plan is set against
+    _pcie(st)  # "是否依赖pcie带宽", "a 2-lane slot", "2x8 + 4": whether the link matters is asked
     _topics(st)
     _concepts(st)
     _cues(st)
     _free_compute(st)  # "有没有免费的GPU", "can't afford cloud": free tiers first
     _symptoms(st)
+    visible_gpus(st)  # "只能在一张卡上运行": that one card is the symptom; the count is the cards visible
     _size_ceiling(st)  # "7B 是否是最优解": a size named as the card's supposed ceiling is no model to size
     st.q.is_followup = _is_followup(st)
     _requirements(st)  # before the intents: a stated requirement alone is a catalog question
@@ -202,10 +211,17 @@ def _parse(text: Any) -> ParsedQuery:
     _mac_without_chip(st)  # "a 16GB MacBook Pro": the memory decides what it holds, whatever the chip
     _focus(st)  # what a comparison weighs: prompt processing, training, serving
     _intents(st)
-    _psu_question(st)  # "is my 1000W PSU enough for two 3090s?": the build plan answers
-    _accelerator_intents(st)  # "MTT S80 能跑大模型吗": the biggest model its memory holds
-    _need_against_card(st)  # "requirement: 20GB, will my 3080 work?": the card against the need, not its specs
-    _adds_card(st)  # "I have a 3090; add a 5060 Ti or a 5090?": the others join the owned card
+    _job_cards(st)  # "微调8卡a800够吗，推理8卡4090够吗": each job on its own cards, no comparison
+    for after_intents in (
+        _psu_question,  # "is my 1000W PSU enough for two 3090s?": the build plan answers
+        _accelerator_intents,  # "MTT S80 能跑大模型吗": the biggest model its memory holds
+        _need_against_card,  # "requirement: 20GB, will my 3080 work?": the card against the need, not its specs
+        _adds_card,  # "I have a 3090; add a 5060 Ti or a 5090?": the others join the owned card
+        _upgrade_pick,  # "I have a 3070 8GB, suggest a GPU for the best price/performance": the step up leads
+        _sli,  # "1080ti sli": SLI pools no memory for compute, said once
+        _vision_training,  # "训练 DeepLab，3090 够吗": a vision network's card, not the LLMs the card tunes
+    ):
+        after_intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted
     _drop_feature_precision(st)
     _precisions_mentioned(st)

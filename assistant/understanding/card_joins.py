@@ -202,10 +202,23 @@ def alternative(view: str, known: list[_GpuSpan]) -> bool:
         return True
     if _WHICH.search(view) and _joined(_LINE_LIST, view, known):
         return True  # "which GPU works best?\nNVIDIA RTX 4060\nJetson Orin 16GB": the candidates, one per line
+    if _comma_listed(view, known):
+        return True  # "Which graphics card is best? 1080ti sli, 2080ti, rtx3080": the candidates, comma by comma
     pairs = itertools.pairwise(known)
     return any(
         a.value != b.value and (_WHAT_ABOUT.search(view[a.end : b.start]) or _NE.match(view[b.end :])) for a, b in pairs
     )
+
+
+# three or more different cards listed with commas after a "which" question ("Which graphics card is best for this
+# program? 1080ti sli, 2080ti, rtx3080", "哪张卡最好：3090、4090、A6000"): the candidates, not one machine's cards
+_COMMA_LIST = re.compile(r"^[ \t]*(?:sli|nvlink)?[ \t]*[,，、][ \t]*(?:or\b|and\b|或者?|还是)?[ \t]*$", re.I)
+
+
+def _comma_listed(view: str, known: list[_GpuSpan]) -> bool:
+    if len({s.value for s in known}) < 3 or not _WHICH.search(view[: known[0].start]):
+        return False
+    return all(_COMMA_LIST.match(view[a.end : b.start]) for a, b in itertools.pairwise(known))
 
 
 # cards listed one per line (a bullet allowed) after a "which" question: options to weigh, not one machine's cards

@@ -16,8 +16,10 @@ from assistant.understanding.text import _State
 
 # right after the name: "5090D v2 24G", "RTX 5090 D v2 (24GB VRAM)", "5090D-24G"; not system RAM ("32GB RAM") and
 # not after a comma ("RTX 3090, 32GB, Ryzen 5900X" lists the machine's RAM)
+# ... or said of it: "2080Ti which has 22GB memory", "a 2080 Ti with 22GB of VRAM"
 _AFTER = re.compile(
-    r"^\s*(?:v\d\s*)?[(（-]?\s*(?P<v>\d{1,3})\s*(?:gb|gib|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
+    r"^\s*(?:v\d\s*)?(?:,?\s*(?:which|that)\s+(?:has|have|comes with)\s+|with\s+)?[(（-]?\s*(?P<v>\d{1,3})\s*"
+    r"(?:gb|gib|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
     re.I,
 )
 # right before it: "24G 的 5090D", "24GB 5090 D"
@@ -36,7 +38,7 @@ def _stated_card_memory(st: _State) -> None:
         return
     if any(c.topic == "vram" and c.gpu == span.value for c in q.claims):
         return  # "the 4090 has 48GB, right?": a claim to check, not the card's memory
-    m = _AFTER.match(text[span.end : span.end + 16]) or _BEFORE.search(text[max(0, span.start - 12) : span.start])
+    m = _AFTER.match(text[span.end : span.end + 28]) or _BEFORE.search(text[max(0, span.start - 12) : span.start])
     if m is None:
         return
     memory = float(m.group("v"))

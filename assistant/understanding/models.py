@@ -14,6 +14,7 @@ from functools import lru_cache
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import engine_default_model
 from assistant.understanding.numbers import _number
+from assistant.understanding.offered_pair import offered_before_slash
 from assistant.understanding.patterns import _MASK
 from assistant.understanding.query import ParsedQuery
 from assistant.understanding.text import _MAX_SPANS, _State, repository_span
@@ -74,12 +75,14 @@ def _family_mentions(st: _State) -> list[_Mention]:
         if not re.search(r"\d", rest) and not bare and not tagged:
             st.family_hint = st.family_hint or to  # "the code llama models ... 34B"
             continue  # "opt", "phi", "yi" alone are words, not model names
-        span = m.group(0).strip()
+        offered = offered_before_slash(m, to)  # "LLama2/Mistral": two families offered, not an org/model id
+        mentions += [(m.start(), m.start() + len(offered) - 1, offered[:-1], offered[:-1])] if offered else []
+        start, span = m.start() + len(offered), m.group(0).strip()[len(offered) :]
         query = span if fam_text.isascii() else span.replace(fam_text, to, 1)  # "千问2.5-7B" -> "qwen2.5-7B"
         for zh, en in lex.raw["models"]["zh_name_words"].items():
             query = query.replace(zh, en)
         query = f"{query.rstrip(':')}:" if tagged and not re.search(r"\s|:.", span) else query
-        mentions.append((m.start(), m.start() + len(span), span, query))
+        mentions.append((start, start + len(span), span, query))
     return mentions
 
 
@@ -191,9 +194,10 @@ _SIZE_IN_ID = re.compile(r"(?<![0-9.])\d{1,4}(?:\.\d)?b(?![a-z0-9])")
 
 def _sibling_sizes(st: _State, end: int, hit: _ModelHit) -> list[str]:
     """The same series at each size joined to the name ("BaiChuan-7B/13B" -> baichuan-13b), spans masked; a size
-    whose sibling the registry does not list is left to the size reader."""
+    whose sibling the registry does not list is left to the size reader. A family read loosely ("llama 7B/13B/70B":
+    Llama 2) lists its sizes in the generation it was read as."""
     found: list[str] = []
-    if hit.how != "registry" or not hit.model or len(_SIZE_IN_ID.findall(hit.model)) != 1:
+    if hit.how not in ("registry", "read_as") or not hit.model or len(_SIZE_IN_ID.findall(hit.model)) != 1:
         return found
     while m := _MORE_SIZES.match(st.t.view[end:]):
         sibling = _resolve_model_name(_SIZE_IN_ID.sub(f"{m.group('v')}b", hit.model))

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from assistant.understanding.pcie import PcieLink
+
 if TYPE_CHECKING:
     from assistant.understanding.text import _State
 
@@ -36,8 +38,9 @@ _INSTALL = re.compile(
 _ASK_NEAR = 40  # characters either side of the unit where "enough" asks about it
 
 
-class StatedPower(BaseModel):
-    """The slot of the power supply named (a base of ParsedQuery: query.py is at its size limit)."""
+class StatedPower(PcieLink, BaseModel):
+    """The slot of the power supply named, and the PCIe link asked about (a base of ParsedQuery: query.py is at its
+    size limit)."""
 
     psu_w: float | None = Field(
         default=None, description="Rating of the power supply the user has or weighs, W ('NZXT C1200 Gold' -> 1200)"

@@ -17,6 +17,7 @@ from assistant.understanding.lexicon import lexicon_pattern, lexicon_raw
 from assistant.understanding.text import _State
 
 if TYPE_CHECKING:
+    from assistant.understanding.query import ParsedQuery
     from tools.catalog import GpuSpec
 
 _WINDOW = 60  # at most this many characters from card A to the words ranking it behind card B
@@ -39,9 +40,15 @@ def _rx() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern
     )
 
 
+def job_mode(q: ParsedQuery) -> str | None:
+    """The mode the cards are ranked on: a training job named with no method ("training time (mix-precision) on V100
+    is slower than 3080Ti", "训练比 A100 慢") is ranked on tensor TFLOPS like a named fine-tune."""
+    return "training" if q.mode is None and (q.fine_tune_unspecified or q.pretrain) else q.mode
+
+
 def stated_inversion(st: _State) -> bool:
     """Whether a sentence ranks a clearly stronger card behind a weaker one on the user's own runs."""
-    return _pair(st.names_masked or st.t.text, _spans(st), st.q.mode, inverted=True) is not None
+    return _pair(st.names_masked or st.t.text, _spans(st), job_mode(st.q), inverted=True) is not None
 
 
 def stated_expected(st: _State) -> bool:
@@ -50,7 +57,7 @@ def stated_expected(st: _State) -> bool:
     text = st.names_masked or st.t.text
     if not lexicon_pattern(lexicon_raw()["diagnosis"]["inverted_rank"]["doubt"]).search(text):
         return False
-    return _pair(text, _spans(st), st.q.mode, inverted=False) is not None
+    return _pair(text, _spans(st), job_mode(st.q), inverted=False) is not None
 
 
 def behind_card(text: str, gpus: list[str], mode: str | None) -> str | None:

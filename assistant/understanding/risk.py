@@ -15,6 +15,7 @@ from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import _patterns as _machine_patterns
 from assistant.understanding.patterns import _rx
 from assistant.understanding.query import ParsedQuery
+from assistant.understanding.ranked import stated_inversion
 from assistant.understanding.text import _State
 
 _ARCH_SUBJECTS = ("bf16", "flash_attention_2", "flash_attention_3")
@@ -70,18 +71,18 @@ def risky_gpus(q: ParsedQuery) -> list[str]:
     return [g for g in q.gpu_mentions if risky(g, job, arch, stated_vram(q, g))]  # type: ignore[arg-type]
 
 
-def _leads(q: ParsedQuery, out: dict[str, int], pos: dict[str, int]) -> bool:
+def _leads(q: ParsedQuery, out: dict[str, int], pos: dict[str, int], run: bool) -> bool:
     """The card's trap leads, except after a direct support question about running on a card nobody is buying
     ("vLLM 能在 P40 上跑吗", "V100 能用 FlashAttention-2 吗": the engine's verdict answers it; the trap follows), or
     after a choice between cards of which only some are traps ("P40 vs 3060": the comparison's pick answers it;
     "M40 or M60?": both are traps, so the trap is the answer)."""
-    if "diagnose" in out and _measured_run(q):
+    if "diagnose" in out and run:
         return False  # a problem measured on the user's own run: the diagnosis leads, the card's trap follows
     if "support" in out and risk_job(q) == "inference":
         return False
     if q.gpus_together and set(out) & set(_SIZING) and len(risky_gpus(q)) < len(q.gpu_mentions):
         return False  # one machine's cards, only some of them traps ("a 3060 12GB and a 1080 8GB"): what they run leads
-    chosen = "compare" in out and ("compare_strong" in pos or "compare_choice" in pos)
+    chosen = "compare" in out and ("compare_strong" in pos or "compare_choice" in pos or bool(q.gpus_alternative))
     if chosen and len(risky_gpus(q)) < len(q.gpu_mentions):
         return False
     # a memory mod the catalog lists ("modded 4090 48GB: will it run 70B?"): the sizing asked leads, its caveats follow
@@ -102,12 +103,15 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
         q.owns_hardware = True  # "I just bought 10 gpus": the cards of the conversation are the user's
     if "catalog" in out or not q.gpu_mentions or not risky_gpus(q):
         return
-    out["risk"] = _LEADS if _leads(q, out, pos) else max(out.values(), default=0) + 1
+    # "training on V100 is slower than 3080Ti": a stronger card seen behind a weaker one is the user's own run too
+    run = _measured_run(q) or stated_inversion(st)
+    out["risk"] = _LEADS if _leads(q, out, pos, run) else max(out.values(), default=0) + 1
     if risk_job(q) == "buy" and len(q.gpu_mentions) == 1 and not (q.budget or q.monthly_budget) and "recommend" in out:
         # "魔改2080ti 22G 值得买吗，跑 qwen2.5 32b 够吗": whether this card does the job, and its trap, answer it;
         # a shopping list of other cards does not
         out["fit" if q.model or q.params_b else "risk"] = min(out.pop("recommend"), out.get("fit", out["risk"]))
-    if "compare" in out and pos.get("compare_strong") is None and pos.get("compare_weak") is None:
+    listed = q.gpus_alternative and len(set(q.gpu_mentions)) >= 2  # "which is best? 1080ti, 2080ti, 3080": a choice
+    if "compare" in out and pos.get("compare_strong") is None and pos.get("compare_weak") is None and not listed:
         # "Why are T4, K80, V100 not supported?": several cards named with no word choosing among them ask what is
         # wrong with each (the card verdicts), not which one wins
         out.pop("compare")
@@ -124,7 +128,7 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
         if name == "gpu_info" and (q.asks or any(c.topic != "vram" for c in q.claims)):
             continue
         out.pop(name, None)
-    if any(stated_vram(q, g) for g in q.gpu_mentions) or (out["risk"] == _LEADS and not _measured_run(q)):
+    if any(stated_vram(q, g) for g in q.gpu_mentions) or (out["risk"] == _LEADS and not run):
         # a crash past the stock memory of a modified card, or "old cards, most models OOM" with no model or number
         # to check: the card explains it
         out.pop("diagnose", None)

@@ -31,6 +31,7 @@ class _LogRx:
     noise: re.Pattern[str]
     layers: re.Pattern[str]
     oom: tuple[re.Pattern[str], ...]
+    engines: tuple[tuple[str, re.Pattern[str]], ...]
 
 
 @cache
@@ -42,6 +43,7 @@ def _rx() -> _LogRx:
         noise=_c("|".join(f"(?:{p})" for p in d["noise"])),
         layers=_c(d["layers"]),
         oom=tuple(_c(p) for p in d["oom"]),
+        engines=tuple((key, _c("|".join(f"(?:{p})" for p in pats))) for key, pats in d["engines"].items()),
     )
 
 
@@ -95,5 +97,15 @@ def _run_log(st: _State) -> None:
         st.t.take(m.start(), m.end())
         log.layers_on_gpu, log.layers_total = int(m.group("k")), int(m.group("n"))
     _oom(st)
+    _log_engine(st)
     for m in list(_rx().noise.finditer(st.t.view)):
         st.t.take(m.start(), m.end())
+
+
+def _log_engine(st: _State) -> None:
+    """The engine whose own log lines were pasted ("INFO ... [model_runner.py:1110] Model loading took 14.2 GB"), when
+    the message names none: a P40 owner pasting vLLM's log is asking about vLLM (a named engine read later wins)."""
+    for key, pattern in _rx().engines:
+        if pattern.search(st.t.text):
+            st.q.engine, st.q.engine_name, st.log_engine = key, key, key
+            return

@@ -30,6 +30,10 @@ def _subject_rx() -> list[tuple[str, str, re.Pattern[str]]]:
     return [(sid, kind, _c(f"{_GUARD_BEFORE}(?:{pattern}){_GUARD_AFTER}")) for sid, kind, pattern in subject_patterns()]
 
 
+# an engine known only from its pasted log, as the support table's subject (llama.cpp runs on every card: none)
+_LOG_SUBJECTS = {"vllm": "vllm"}
+
+
 @cache
 def _target_rx() -> list[tuple[str, re.Pattern[str]]]:
     """(kind, pattern): the support table's cards and families (longest names first), then targets named directly
@@ -58,6 +62,8 @@ def _software(st: _State) -> None:
         if kind != "feature":  # "FP8" stays a precision to run in; "llama.cpp" must not become a model
             st.t.take(start, end)
     st.q.support_subjects = list(dict.fromkeys(sid for _, _, sid, _ in taken))
+    if not st.q.support_subjects and st.log_engine in _LOG_SUBJECTS:
+        st.q.support_subjects = [_LOG_SUBJECTS[st.log_engine]]  # vLLM's own log pasted: the engine asked about
     repo = repository_span(st.t.text)
     if repo:
         inside = {sid for start, _, sid, _ in taken if start < repo[1]}
@@ -89,6 +95,7 @@ def _support_targets(st: _State) -> None:
     items: list[tuple[int, int, str | None]] = [(g.start, g.end, g.value) for g in st.gpus]
     named_card = any(g.value for g in st.gpus)
     replaced: list[str] = []
+    families: list[str] = []
     for start, end, text, kind in _target_spans(st.t.text):
         inside = [g for g in st.gpus if g.start < end and start < g.end]
         if kind in ("family", "arch") and named_card and not inside:
@@ -99,10 +106,12 @@ def _support_targets(st: _State) -> None:
             continue  # "Ada" inside "RTX 6000 Ada" is the card's name, not the family
         covered = {(g.start, g.end) for g in inside}
         replaced += [g.text for g in inside if not g.value]
+        families += [g.text for g in inside if not g.value and kind == "family"]
         items = [i for i in items if (i[0], i[1]) not in covered] + [(start, end, text)]
     st.q.support_targets = list(dict.fromkeys(v for _, _, v in sorted(items) if v))[:_MAX_TARGETS]
-    if st.q.support_subjects and st.q.unknown_gpu in replaced:
-        st.q.unknown_gpu, st.q.gpu_suggestions = None, []  # "M60" is a card the support table knows
+    # "M60" is a card the support table knows; "Will the RX7900 series be supported?" names a family, no unknown card
+    if (st.q.support_subjects and st.q.unknown_gpu in replaced) or st.q.unknown_gpu in families:
+        st.q.unknown_gpu, st.q.gpu_suggestions = None, []
 
 
 def _support_subjects(st: _State) -> None:
@@ -150,8 +159,9 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
             out.pop("build", None)
             out["support"] = -1
         return
-    if not q.support_subjects and (strong is None or not _names_a_target(st)):
-        _card_support_asked(q, strong is not None and has_gpu and not has_model)
+    sized = strong is not None and has_model and has_gpu  # a support word, a model or a size and a card
+    if not q.support_subjects and (strong is None or not _names_a_target(st) or sized):
+        _no_software(st, out, sized, strong is not None and has_gpu and not has_model)
         return
     # "[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗": the engine in use, not the question
     repo_only = strong is None and set(q.support_subjects) <= st.repo_only_subjects
@@ -250,6 +260,18 @@ def _short_of_support(q: ParsedQuery) -> bool:
             if r.verdict != "yes":
                 return True
     return False
+
+
+def _no_software(st: _State, out: dict[str, int], sized: bool, bare: bool) -> None:
+    """A support word with no software named. With a model or a size on a card ("Will M2 Ultra be supported to use
+    LLM of 100B paras?", "does the 3060 support a 13B model"), whether it runs there leads, and what runs on a card
+    the support table names its own way follows; otherwise a bare card's support (`bare`)."""
+    if not sized:
+        _card_support_asked(st.q, bare)
+        return
+    out["fit"] = min(out.values(), default=0) - 1
+    if _names_a_target(st):
+        out["support"] = max(out.values()) + 1
 
 
 def _names_a_target(st: _State) -> bool:

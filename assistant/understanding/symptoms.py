@@ -23,6 +23,7 @@ _SYMPTOM_ORDER = (
     "multi_gpu_slower",
     "oom",
     "crash",
+    "one_gpu_used",
     "cpu_fallback",
     "low_util",
     "memory_high",

@@ -74,6 +74,7 @@ class _State:
     family_hint: str | None = None  # a family named without a size ("the code llama models"), for a bare size
     unknown_spans: list[str] = field(default_factory=list)  # every name no model resolved ("llama and qwen")
     repo_only_subjects: set[str] = field(default_factory=set)  # software named only in the thread's repository
+    log_engine: str | None = None  # the engine a pasted log comes from, when the message names none (run_log.py)
 
 
 def _mask(text: str, rx: re.Pattern[str]) -> tuple[str, bool]:

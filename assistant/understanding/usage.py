@@ -141,6 +141,17 @@ def _per_minute_price(st: _State) -> None:
         return
 
 
+def _apis_meant(q: ParsedQuery) -> list[str]:
+    """The APIs the message means: "DeepSeek-V3 的最佳配置" names the model, not its maker's API ("deepseek"),
+    unless an API word says so; "train a 124M GPT, budget $600" names the architecture trained from scratch."""
+    from tools.api_cost import api_mentions
+
+    if q.pretrain and not _patterns()["api_word"].search(q.text):
+        return []
+    named = api_mentions(q.model_mention) if q.model and q.model_mention else []  # "GPT-3 规模的模型": a size
+    return [a for a in q.api_mentions if not (q.model and q.model.lower().startswith(a.lower())) and a not in named]
+
+
 def usage_intent(st: _State, out: dict[str, int]) -> None:
     """API vs self-hosting and where to rent: each answers the cost question it is part of ("租GPU会不会比调用
     GPT 还贵" is API vs renting, not buy vs rent), unless buying or renting is asked as such; naming a rental
@@ -157,17 +168,14 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
         _buy_or_rent(q, out)
     _a_month_of_rent(q)
     costed = [out[k] for k in ("cost", "recommend") if k in out]
-    # "DeepSeek-V3 的最佳配置": the model named is not its maker's API ("deepseek") unless an API word says so
-    from tools.api_cost import api_mentions
-
-    named = api_mentions(q.model_mention) if q.model and q.model_mention else []  # "GPT-3 规模的模型": a size
-    apis = [a for a in q.api_mentions if not (q.model and q.model.lower().startswith(a.lower())) and a not in named]
+    apis = _apis_meant(q)
     if apis and costed and "api" not in out and q.buy_or_rent != "compare" and not q.gpu_price:
         out["api"] = min(costed)  # "每月在 OpenAI 上花 2 万，要不要自己买卡部署": the API against the card
     buying = q.gpu_mentions and (q.budget or q.gpu_price or q.buy_or_rent in ("buy", "compare"))
     if apis and buying and "api" not in out and _patterns()["api_word"].search(st.t.text):
         # "该不该花 2 万买 4090，还是继续用 Claude API": the card bought against the API the user pays now
         out["api"] = min(costed, default=len(st.t.text) + 1)
+    _api_by_volume(q, bool(apis), out)
     if "api" in out:
         out.pop("recommend", None)
         if len(q.gpu_mentions) <= 1:
@@ -183,6 +191,14 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
     from assistant.understanding.worth_it import worth_on_card
 
     worth_on_card(st, out)  # "is a 4090 worth it for Qwen2.5-32B?": does it hold the job, not buy vs rent
+
+
+def _api_by_volume(q: ParsedQuery, apis: bool, out: dict[str, int]) -> None:
+    """ "Use the GPT-4o API or run Qwen2.5-72B on my 2x3090 for 500 requests a day?": an API named with an API word
+    and a volume is that volume priced both ways, with no cost word said."""
+    volume = q.requests_per_day or q.tokens_per_month
+    if apis and volume and "api" not in out and q.buy_or_rent != "compare" and _patterns()["api_word"].search(q.text):
+        out["api"] = min(out.values(), default=len(q.text) + 1)
 
 
 def _card_for_rent(q: ParsedQuery, out: dict[str, int]) -> None:

@@ -11,7 +11,9 @@ from assistant.understanding.hardware import _integrated_rx
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
 from assistant.understanding.patterns import _rx
+from assistant.understanding.small_train import _small_training
 from assistant.understanding.text import _mask, _State
+from assistant.understanding.vlm_train import _vision_tower
 from tools.errors import AdvisorError
 from tools.precision import normalize_kv_dtype, resolve_precision
 
@@ -247,6 +249,8 @@ def _workload_words(st: _State) -> None:
     if q.pretrain:
         jobs["full"] = min(jobs.get("full", len(text)), rx["mode_pretrain"].search(text).start())  # type: ignore[union-attr]
     q.jobs = sorted(jobs, key=lambda k: jobs[k])  # type: ignore[assignment]
+    _small_training(st)  # "训练一个 26M 小模型", "train nanoGPT": a tiny model is trained whole, from scratch
+    _vision_tower(st)  # "[TinyLLaVA] 全量微调 qwen2_0.5B": the language part of a multimodal run
 
 
 def _running_too(text: str, trained: int | None, jobs: dict[str, int]) -> None:

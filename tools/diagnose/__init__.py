@@ -21,6 +21,7 @@ from tools.diagnose.ceilings import (
     estimate_ceiling,
     estimate_memory,
     gpu_floor,
+    lighter_build,
     measured_ratio,
     other_card,
     precision_as_loaded,
@@ -69,6 +70,9 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         run.precision = precision_as_loaded(run)
         estimate_memory(run)
         estimate_ceiling(run)
+        if lighter_build(run):  # "43 tokens/s for llama-13b on an A10": a 4-bit build, not 16-bit
+            estimate_memory(run)
+            estimate_ceiling(run)
         weights_at(run)
         card_fit(run)
         other_layouts(run)
@@ -121,6 +125,8 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         measured_memory_gib=req.measured_memory_gib,
         gpu_bandwidth_gbs=run.gpu.bandwidth_gbs if run.gpu else None,
         other_bandwidth_gbs=run.values.get("other_bandwidth"),
+        gpu_tensor_tflops=run.values.get("tflops"),
+        other_tensor_tflops=run.values.get("other_tflops"),
         offload_strategy=run.offload.strategy if run.offload else None,
         ram_memory=run.offload.ram.memory.upper() if run.offload else None,
         ram_channels=run.offload.ram.channels if run.offload else None,

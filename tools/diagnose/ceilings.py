@@ -105,6 +105,39 @@ def estimate_ceiling(run: Run) -> None:
         run.values["single"] = single.training_tokens_per_s if training else single.decode_tokens_per_s
 
 
+# a speed measured this far past the assumed 16-bit ceiling was a lighter build than the one assumed
+_PAST = 1.2
+
+
+def lighter_build(run: Run) -> bool:
+    """A speed measured well past what the assumed 16-bit load allows, with no format named ("43 tokens/s for
+    llama-13b on an A10"), was a lighter build: re-sized as the first of 8-bit and 4-bit whose ceiling reaches the
+    number, else 4-bit (the lightest common one), and that is said. Returns whether the run was re-sized."""
+    req, measured = run.req, run.req.measured_tokens_per_s
+    if req.precision or req.mode != "inference" or not measured or run.gpu is None or req.gpu is None:
+        return False
+    if run.ceiling is None or measured <= run.ceiling * _PAST or run.precision != "bf16":
+        return False
+    pick = None
+    for precision in ("int8", "awq"):
+        if not vram_of(run, precision, req.num_gpus, gpu=req.gpu).fit.fits:  # type: ignore[union-attr]
+            continue
+        pick = precision
+        args = speed_args(run, req.gpu, req.num_gpus) | {"precision": precision}
+        if (estimate_speed(SpeedRequest(**args)).decode_tokens_per_s or 0) >= measured:
+            break
+    if pick is None:
+        return False
+    said = note("diag_assumed_measured_format", measured=measured, ceiling=round(run.ceiling, 1), precision=pick)
+    run.assumptions = [a for a in run.assumptions if not a.code.startswith("offload_")] + [said]
+    run.precision, run.offload, run.ceiling, run.speed = pick, None, None, None
+    for key in ("peak", "single"):
+        run.values.pop(key, None)
+    resized = ("estimate_vram", "estimate_speed", "estimate_offload")
+    run.calculations = [c for c in run.calculations if c.tool not in resized]
+    return True
+
+
 def _bandwidth_bound(run: Run) -> float | None:
     """Decode tokens/s at the card's full memory bandwidth: the bytes every token reads (weights and KV cache, as
     tools/speed.py counts them) against the peak bandwidth of the GPUs. The ceiling is the typical value under it

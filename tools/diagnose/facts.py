@@ -50,6 +50,24 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
     mem, fp32, half = req.measured_memory_gib, run.values.get("fp32_gib"), run.values.get("half_gib")
     if mem and fp32 and half and mem >= 0.85 * fp32 and mem >= 1.6 * half:
         f.add("memory_matches_fp32")
+    f |= _fill_facts(run)
+
+
+def _fill_facts(run: Run) -> set[str]:
+    """How full the cards are: the fp32 weights alone over them (a load that forgot its dtype), or a GGUF job that
+    fits only with the card all but full."""
+    req, out = run.req, set()
+    fp32, fit = run.values.get("fp32_gib"), (run.vram.fit if run.vram is not None else None)
+    if fit is None:
+        return out
+    if fp32 and fp32 > fit.usable_gib_per_gpu * req.num_gpus and req.precision is None:
+        # the 16-bit job fits, the fp32 weights alone do not: Transformers' default fp32 load runs out of memory
+        out.add("fp32_over_cards")
+    if run.engine in GGUF_ENGINES and fit.fits and fit.per_gpu_gib >= 0.9 * fit.capacity_gib:
+        # llama.cpp / Ollama hold it only with the card all but full (the usual 10% margin would not): Ollama's own
+        # estimate keeps a margin and leaves the last layers off the card ("19-20G used, the rest in shared memory")
+        out.add("tight_fit")
+    return out
 
 
 def _size_facts(run: Run) -> set[str]:
@@ -90,6 +108,8 @@ def _card_facts(run: Run) -> set[str]:
         out.add("pascal")
     if (gpu is not None and gpu.vendor == "apple") or run.flags & {"mac", "mps"}:
         out.add("apple")
+    if gpu is not None and gpu.form_factor != "soc":
+        out.add("discrete")  # its own memory: system RAM (GTT, shared memory) is no place to hold a model
     if gpu is not None and gpu.unofficial:
         out.add("modded_card")  # a memory mod: the memory the driver maps is the first thing to check on an OOM
     if gpu is not None and run.precision == "fp8" and not gpu.fp8_tflops:
@@ -115,6 +135,7 @@ def fill_values(run: Run, gap: float | None) -> None:
         v.update(model=run.arch.name, active_b=round(run.arch.active_params / 1e9, 1), precision=run.precision)
     if gpu is not None:
         v.update(gpu=gpu.name, cc=gpu.compute_capability, bandwidth=gpu.bandwidth_gbs, capacity=gpu.vram_gib)
+        v["tflops"] = gpu.bf16_tflops or gpu.fp16_tflops  # dense 16-bit tensor math: what a training step waits on
         v["architecture"] = gpu.architecture
         v["sm"] = (gpu.compute_capability or "").replace(".", "")  # "12.0" -> sm_120, as build errors name it
         v["reserved"] = v["util"] * gpu.vram_gib
@@ -127,6 +148,7 @@ def fill_values(run: Run, gap: float | None) -> None:
 
         other, _ = resolve_gpu(req.other_gpu)
         v.update(other_gpu=other.name, other_bandwidth=other.bandwidth_gbs)
+        v["other_tflops"] = other.bf16_tflops or other.fp16_tflops
         if gpu is not None:
             v["bw_ratio"] = round(other.bandwidth_gbs / gpu.bandwidth_gbs, 2)
     if run.vram is not None:

@@ -13,7 +13,16 @@ from tools.notes import Note
 
 # the symptoms a problem report is read as (assistant/understanding/symptoms.py reads them from the message)
 Symptom = Literal[
-    "slow", "oom", "memory_high", "multi_gpu_slower", "cpu_fallback", "slow_load", "low_util", "killed", "crash"
+    "slow",
+    "oom",
+    "memory_high",
+    "multi_gpu_slower",
+    "cpu_fallback",
+    "slow_load",
+    "low_util",
+    "killed",
+    "crash",
+    "one_gpu_used",  # several GPUs, the run on one of them ("only one GPU is used", "只能在一张卡上运行")
 ]
 
 
@@ -77,7 +86,8 @@ class DiagnoseRequest(BaseModel):
         default="slow",
         description="slow, oom, memory_high, multi_gpu_slower, cpu_fallback, slow_load (loading), low_util (GPU "
         "utilization low), killed (the process killed with no traceback, while loading), crash (a segfault, an "
-        "illegal memory access, no kernel image, the machine rebooting under load)",
+        "illegal memory access, no kernel image, the machine rebooting under load), one_gpu_used (several GPUs, "
+        "only one of them used)",
     )
     measured_tokens_per_s: float | None = Field(default=None, gt=0, le=1e6, description="Decode speed measured")
     measured_seconds_per_step: float | None = Field(
@@ -218,6 +228,8 @@ class DiagnoseResult(BaseModel):
     measured_memory_gib: float | None
     gpu_bandwidth_gbs: float | None
     other_bandwidth_gbs: float | None
+    gpu_tensor_tflops: float | None = Field(default=None, description="Dense 16-bit tensor TFLOPS (training's limit)")
+    other_tensor_tflops: float | None = Field(default=None, description="The other card's dense 16-bit tensor TFLOPS")
     offload_strategy: str | None
     in_ram_gib: float | None
     ram_memory: str | None = Field(description="RAM type the offload estimate used: DDR4-3200, DDR5-5600 ...")

@@ -104,6 +104,8 @@ def parallel_kind(run: Run) -> str:
         return "pipeline"
     if req.symptom == "multi_gpu_slower" and run.engine in (None, "transformers"):
         return "pipeline"
+    if run.arch is not None and req.num_gpus > 1 and run.arch.num_attention_heads % req.num_gpus:
+        return "pipeline"  # 3 cards cannot split 52 attention heads evenly: the engines split the model by layers
     return "tensor"
 
 
