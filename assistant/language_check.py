@@ -78,11 +78,24 @@ def _data_names() -> frozenset[str]:
     for row in load_prices(None, None).rows:
         names |= {row.provider, row.offering}
     names |= _api_and_rental_names()
+    names |= _fine_tune_and_service_names()
     for engine in defaults()["speed"]["engines"].values():
         names |= set(engine["aliases"])
     for platform in platforms():
         names |= set(platform.examples)
     return frozenset(n for n in names if len(n.strip()) >= 2)
+
+
+def _fine_tune_and_service_names() -> set[str]:
+    """Fine-tunes sized as their base ("Chinese-LLaMA-Alpaca") and hosted-only services with their publishers
+    (knowledge/data/model_names.yaml `fine_tunes`, `closed_products`): names the answer repeats as the user typed."""
+    from tools._data import load_yaml
+
+    data = load_yaml("model_names.yaml")
+    names = {e["name"] for e in (data.get("fine_tunes") or {}).values() if e.get("name")}
+    for e in (data.get("closed_products") or {}).values():
+        names |= {v for k, v in e.items() if k in ("name_en", "publisher_en") and isinstance(v, str)}
+    return names
 
 
 def _api_and_rental_names() -> set[str]:

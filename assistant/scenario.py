@@ -67,6 +67,9 @@ class Scenario(BaseModel):
     api: str | None = None
     rent_provider: str | None = None  # "on AWS": where the user rents (tools/rent.py provider names)
     last_intents: list[str] = []
+    # the models the last turn that sized any sized, each a part of its answer ("Qwen2.5-7B 和 14B 微调要多少显存"):
+    # a follow-up naming only a card checks each of them on it (planner/followup.py models_in_play)
+    models: list[str] = []
 
     def apply_tool_call(self, name: str, args: dict[str, Any]) -> None:
         """Update the slots a tool call fixed (each tool's home capability knows which)."""
@@ -89,6 +92,7 @@ def scenario_from_messages(messages: list[Any]) -> Scenario:
         if getattr(msg, "type", "") == "human":
             if turn_calls:
                 scenario.last_intents = _intents(turn_calls)
+                scenario.models = _sized_models(turn_calls) or scenario.models
             turn_calls = []
         for call in getattr(msg, "tool_calls", None) or []:
             if _describes_workload(call):
@@ -98,7 +102,26 @@ def scenario_from_messages(messages: list[Any]) -> Scenario:
             turn_calls.append(call)
     if turn_calls:
         scenario.last_intents = _intents(turn_calls)
+        scenario.models = _sized_models(turn_calls) or scenario.models
     return scenario
+
+
+_SIZED_PARTS = ("memory", "fit", "recommend")  # the question types that answer each model a message names
+
+
+def _sized_models(calls: list[dict[str, Any]]) -> list[str]:
+    """The models a turn sized as parts of its answer (not those of a reference figure or an alternative)."""
+    from assistant.capabilities import home_of
+    from assistant.capabilities.base import owner_from_id
+
+    out: list[str] = []
+    for call in calls:
+        home = home_of(call["name"])
+        intent = owner_from_id(call.get("id") or "") or (home.intent if home else None)
+        model = (call.get("args") or {}).get("model")
+        if intent in _SIZED_PARTS and model and model not in out and _describes_workload(call):
+            out.append(model)
+    return out
 
 
 def _describes_workload(call: dict[str, Any]) -> bool:

@@ -86,7 +86,9 @@ def board_note(device: GpuSpec) -> Note:
 
 
 # Tools whose GPU count is cards bought, slotted and powered (a board is one card there), not GPUs sized on.
-_BOARD_LEVEL = frozenset({"calculate_tco", "plan_workstation", "rent_providers", "compare_api"})
+# check_support asks about the card the user named (its count only adds how an engine splits a model), never a GPU
+# of it: a K80's verdict is on the K80
+_BOARD_LEVEL = frozenset({"calculate_tco", "plan_workstation", "rent_providers", "compare_api", "check_support"})
 
 
 def expand_board(tool: str, args: dict[str, Any], fields: set[str]) -> dict[str, Any]:

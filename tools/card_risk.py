@@ -354,8 +354,9 @@ def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
         return [*out, note("risk_fact_modded_warranty", gpu=spec.name)]
     if gen.get("fp16") != "tensor":
         out += [note("risk_fact_no_tensor", fp32=spec.fp32_tflops or 0.0), note("risk_fact_fp16", fp16=[_fp16(c)])]
-    if not spec.has_bf16:
-        out.append(note("risk_fact_no_bf16_fa2", gpu=spec.name))
+    if not spec.has_bf16:  # P40 and GTX 10xx train in FP32: their FP16 runs at 1/64 rate (GpuSpec.compute_dtype)
+        fp32 = spec.vendor == "nvidia" and spec.compute_dtype("bf16") == "fp32-vector"
+        out.append(note("risk_fact_no_bf16_fa2_fp32" if fp32 else "risk_fact_no_bf16_fa2", gpu=spec.name))
     out += _engine_facts(spec)
     out.append(note(f"risk_fact_support_{gen.get('support', 'current')}"))
     if spec.cooling == "passive":

@@ -171,6 +171,19 @@ class GpuSpec(BaseModel):
         except ValueError:
             return False
 
+    def compute_dtype(self, want: str) -> str:
+        """The dtype a job that asks for `want` (bf16, fp16, fp8) runs its matmuls in on this card: BF16 without
+        BF16 falls to FP16 where the card has a fast FP16 rate (Volta, Turing tensor cores; the P100's 2x FP16),
+        else to FP32 on the CUDA cores ('fp32-vector': P40 and GTX 10xx run FP16 at 1/64 rate); FP8 without FP8
+        runs as BF16 (then as above)."""
+        if want == "fp8" and not (self.fp8_tflops or self.fp8_fp32acc_tflops):
+            want = "bf16"
+        if want == "bf16" and not self.bf16_tflops:
+            return "fp16" if self.fp16_tflops and not self.has_bf16 else "fp32-vector"
+        if want == "fp16" and not (self.fp16_tflops or self.fp16_fp32acc_tflops):
+            return "bf16" if self.bf16_tflops else "fp32-vector"
+        return want
+
     def tensor_tflops(self, compute: str) -> float | None:
         """Dense tensor throughput for a compute dtype as frameworks use it (FP32 accumulate)."""
         if compute == "bf16":

@@ -146,6 +146,9 @@ def join(notes: Iterable[Note | None], lang: str, how: str = "") -> str:
 def label(section: str, key: str, lang: str, default: str | None = None) -> str:
     """An identifier (a method, a circuit, a platform class) as the reader's language names it."""
     names = _labels().get(section, {}).get(key, {})
+    bpw = re.fullmatch(r"(\d+(?:\.\d+)?)bpw(?:_h\d)?", key) if section == "format" and not names else None
+    if bpw:  # "4.65bpw" (tools/precision.py bpw_precision): no fixed row, the figure in the reader's words
+        return label("format_bpw", "bpw", lang).format(bits=bpw.group(1))
     return names.get(lang) or names.get("en") or (default if default is not None else key)
 
 

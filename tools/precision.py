@@ -26,6 +26,7 @@ class Precision(BaseModel):
     applies_to: Literal["all", "blocks", "gguf"]
     group_size: int | None = None
     note: str | None = None
+    head_bits: float | None = None  # a bits-per-weight file's output layer (EXL2/EXL3 "h6": 6 bits)
 
 
 @cache
@@ -39,10 +40,39 @@ def precision_names() -> list[str]:
     return [*t["formats"], *t["gguf"]]
 
 
+def bpw_precision(bits: float, head_bits: int | None = None) -> Precision:
+    """A format given as an average bits per weight ("4.65bpw", EXL2/EXL3 "5.0bpw h6", "3.5 bits per weight")."""
+    spec = _table()["bits_per_weight"]
+    lo, hi = spec["min_bits"], spec["max_bits"]
+    if not lo <= bits <= hi:
+        raise AdvisorError(f"{bits:g} bits per weight is outside {lo:g}-{hi:g}; a quantized file is in that range")
+    head = head_bits or spec["head_bits"]
+    return Precision(
+        name=f"{bits:g}bpw" + (f"_h{head}" if head != spec["head_bits"] else ""),
+        kind="int",
+        bits=bits,
+        compute=spec["compute"],
+        applies_to="blocks",
+        head_bits=head,
+        note=spec["note"],
+    )
+
+
+_BPW_NAME = re.compile(r"(?:exl[23][-_]?)?(\d+(?:\.\d+)?)bpw(?:[-_]?h(\d))?")
+
+
+def is_bpw(name: str) -> bool:
+    """ "4.65bpw", "exl2-5.0bpw_h8": a format named by its bits per weight."""
+    return _BPW_NAME.fullmatch(name.strip().lower().replace(" ", "")) is not None
+
+
 def resolve_precision(name: str) -> Precision:
-    """Parse 'bf16', 'Q4_K_M', 'awq', 'gptq_g32', 'nf4-dq' (case-insensitive)."""
+    """Parse 'bf16', 'Q4_K_M', 'awq', 'gptq_g32', 'nf4-dq', '4.65bpw', 'exl2-5.0bpw_h8' (case-insensitive)."""
     key = name.strip().lower().replace(" ", "")
     t = _table()
+    m = _BPW_NAME.fullmatch(key)
+    if m:
+        return bpw_precision(float(m.group(1)), int(m.group(2)) if m.group(2) else None)
     group = None
     m = re.fullmatch(r"(gptq|awq|int4)[-_]?g(\d+)", key)
     if m:
@@ -147,7 +177,10 @@ def weight_bits_by_group(arch: ModelArch, precision: Precision) -> dict[str, flo
         return gguf_bits_by_group(arch, precision.name)
     if precision.applies_to == "all":
         return dict.fromkeys(groups, precision.bits)
-    return {g: (precision.bits if g.startswith(_BLOCK_GROUPS) and g != "attn_other" else 16.0) for g in groups}
+    bits = {g: (precision.bits if g.startswith(_BLOCK_GROUPS) and g != "attn_other" else 16.0) for g in groups}
+    if precision.head_bits and "lm_head" in bits:
+        bits["lm_head"] = float(precision.head_bits)  # EXL2/EXL3 quantize the output layer too (a tied one stays 16)
+    return bits
 
 
 def weight_bytes(arch: ModelArch, precision: Precision) -> float:

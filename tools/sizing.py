@@ -144,3 +144,6 @@ class GpuFit(BaseModel):
         "proportional to its memory, so capacity_gib and usable_gib_per_gpu are their averages",
     )
     usable_gib_total: float | None = Field(default=None, description="Mixed cards: their usable memory summed")
+    capacity_gib_total: float | None = Field(
+        default=None, description="The memory of all num_gpus cards together (capacity_gib x num_gpus), before headroom"
+    )

@@ -142,14 +142,17 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
         parallel = "pipeline"
         assumptions.append(note("speed_tp_heads", n=n, heads=arch.num_attention_heads))
     cfg = defaults()["speed"]
-    compute = _compute_dtype(gpu, precision, warnings)
+    compute = _compute_dtype(gpu, precision, warnings, training)
     tflops = gpu.tensor_tflops(compute) if compute != "fp32-vector" else gpu.fp32_tflops
     if tflops is None and gpu.fp32_tflops:
         tflops = gpu.fp32_tflops
         warnings.append(note("speed_fp32_fallback", gpu=gpu.name, compute=compute.upper(), fp32=gpu.fp32_tflops))
     assumptions.append(_gpu_line(gpu, compute, tflops))
+    trained_in = _train_dtype_note(gpu, compute, tflops) if training else None
+    if trained_in:
+        assumptions.append(trained_in)
 
-    vram = estimate_vram(_vram_request(req, precision, parallel))
+    vram = estimate_vram(_vram_request(req, precision, parallel, compute))
     fits = vram.per_gpu_gib <= gpu.usable_memory_gib
     if not fits:
         warnings.append(note("speed_not_fits", need=vram.per_gpu_gib, gpu=gpu.name, usable=gpu.usable_memory_gib))
@@ -184,7 +187,7 @@ def estimate_speed(req: SpeedRequest) -> SpeedResult:
 # ---- pieces ---------------------------------------------------------------------------------------
 
 
-def _vram_request(req: SpeedRequest, precision: Precision, parallel: str) -> VramRequest:
+def _vram_request(req: SpeedRequest, precision: Precision, parallel: str, compute: str) -> VramRequest:
     ref = req.model_dump(include={"model", "params_b", "config_path", "arch"})
     common = dict(num_gpus=req.num_gpus, context_tokens=req.context_tokens)
     if req.mode == "training":
@@ -196,6 +199,7 @@ def _vram_request(req: SpeedRequest, precision: Precision, parallel: str) -> Vra
             precision=precision.name,
             grad_checkpointing=req.grad_checkpointing,
             tp=req.num_gpus if parallel == "tensor" else 1,
+            compute_dtype="fp32" if compute == "fp32-vector" else None,
         )
     tp = req.num_gpus if parallel == "tensor" else 1
     pp = req.num_gpus if parallel == "pipeline" else 1
@@ -210,20 +214,23 @@ def _vram_request(req: SpeedRequest, precision: Precision, parallel: str) -> Vra
     )
 
 
-def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[Note]) -> str:
-    """The matmul dtype the weights run in on this GPU."""
+def _compute_dtype(gpu: GpuSpec, precision: Precision, warnings: list[Note], training: bool = False) -> str:
+    """The matmul dtype the weights run in on this GPU (the rule is GpuSpec.compute_dtype); a training run says
+    its dtype as an assumption (_train_dtype_note), so no warning here."""
     want = precision.compute
     if want == "fp8" and not (gpu.fp8_tflops or gpu.fp8_fp32acc_tflops):
         warnings.append(note("cmp_no_fp8", gpu=gpu.name))
-        want = "bf16"
-    if want == "bf16" and not gpu.bf16_tflops:
-        if gpu.fp16_tflops and not gpu.has_bf16:
-            warnings.append(note("speed_no_bf16", gpu=gpu.name))
-            return "fp16"
-        return "fp32-vector"
-    if want == "fp16" and not (gpu.fp16_tflops or gpu.fp16_fp32acc_tflops):
-        return "bf16" if gpu.bf16_tflops else "fp32-vector"
-    return want
+    compute = gpu.compute_dtype(want)
+    if compute == "fp16" and want in ("bf16", "fp8") and not training:
+        warnings.append(note("speed_no_bf16", gpu=gpu.name))
+    return compute
+
+
+def _train_dtype_note(gpu: GpuSpec, compute: str, tflops: float | None) -> Note | None:
+    """A card without BF16 trains in FP16 mixed precision (Volta, Turing, P100) or in FP32 (P40, GTX 10xx)."""
+    if gpu.has_bf16 or gpu.vendor != "nvidia" or not tflops or compute not in ("fp16", "fp32-vector"):
+        return None
+    return note("speed_train_dtype_" + compute.split("-")[0], gpu=gpu.name, tflops=tflops)
 
 
 def _gpu_line(gpu: GpuSpec, compute: str, tflops: float | None) -> Note:
@@ -236,7 +243,7 @@ def _gpu_line(gpu: GpuSpec, compute: str, tflops: float | None) -> Note:
     shared = dict(gpu=gpu.name, bandwidth=gpu.bandwidth_gbs, link=[link])
     if not tflops:
         return note("speed_gpu_no_tflops", **shared)
-    return note("speed_gpu", **shared, tflops=tflops, compute=compute.upper())
+    return note("speed_gpu", **shared, tflops=tflops, compute=compute.split("-")[0].upper())  # fp32-vector: FP32
 
 
 def _link_gbs(gpu: GpuSpec, cfg: dict) -> tuple[float, float, str]:

@@ -47,6 +47,9 @@ class SupportRequest(BaseModel):
         max_length=40,
         description="Weight format or dtype to check with the engine: awq, gptq, fp8, bf16, int8, nf4, q4_k_m ...",
     )
+    num_gpus: int = Field(
+        default=1, ge=1, le=64, description="GPUs the user runs it on; over 1 adds how the engine splits a model"
+    )
 
 
 class SupportSource(BaseModel):
@@ -410,6 +413,7 @@ def check_support(req: SupportRequest) -> SupportResult:
     found = _verdict(subject, t, group_name)
     if group and found.verdict != "no":
         found = _with_precision(found, subject, t, group, assumptions)
+    split, split_sources = _multi_gpu(sid, req.num_gpus) if found.verdict != "no" else ([], [])
     return SupportResult(
         engine=sid,
         engine_name=subject["name"],
@@ -422,18 +426,30 @@ def check_support(req: SupportRequest) -> SupportResult:
         gfx_target=t.gfx,
         precision=group_name,
         verdict=found.verdict,
-        why=found.why,
+        why=[*found.why, *split],
         instead=_dedupe(found.instead),
         card=_card(t),
         assumptions=[*read_notes, *assumptions, note("sup_as_of", as_of=as_of())],
         warnings=_dedupe(found.warnings),
-        sources=_sources(found.sources),
+        sources=[*_sources(found.sources), *split_sources],
         as_of=as_of(),
     )
 
 
+def _multi_gpu(sid: str, n: int) -> tuple[list[Note], list[SupportSource]]:
+    """How the engine runs one model over `n` GPUs (support.yaml `multi_gpu`), with its sources; none for one."""
+    entry = table().get("multi_gpu", {}).get(sid)
+    if n < 2 or not entry:
+        return [], []
+    known = table()["multi_gpu_sources"]
+    sources = [SupportSource(id=i, **{k: str(v) for k, v in known[i].items()}) for i in entry["sources"]]
+    return [note(entry["note"], n=n)], sources
+
+
 def _check_precision(precision: str | None, sid: str) -> tuple[str | None, list[Note]]:
-    if not precision:
+    from tools.precision import is_bpw
+
+    if not precision or is_bpw(precision):  # "4.65bpw": a bitrate of the engine's own format, no kernel group
         return None, []
     group = _precision_group(precision)
     if group is None:

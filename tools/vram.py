@@ -127,6 +127,11 @@ class VramRequest(ModelRef):
         "and LLaMA-Factory run it, bf16 logits + fp32 copy + fp32 log-softmax = 10 bytes per token x vocab; true: "
         "a fused/chunked loss (Liger, Unsloth, torchtune) that keeps only the bf16 logits, about 2.25 bytes",
     )
+    compute_dtype: Literal["bf16", "fp16", "fp32"] | None = Field(
+        default=None,
+        description="Training compute dtype. Default: what `gpu` runs (bf16; fp16 mixed precision on V100, T4, "
+        "RTX 20xx, P100, the same bytes; fp32 on P40 and GTX 10xx, whose layer activations take twice the bytes)",
+    )
 
     @model_validator(mode="after")
     def _parallel_fits(self) -> VramRequest:
@@ -190,6 +195,7 @@ def estimate_vram(req: VramRequest) -> VramResult:
     key = req.model_dump_json() if shared is not None else ""
     if shared is not None and key in shared:
         return shared[key]
+    req = _trained_in(req)
     req, strategy = _training_strategy(req)
     result = _estimate(req)
     states = [i for i, a in enumerate(result.assumptions) if a.code in ("vram_full_states", "vram_adapter_states")]
@@ -206,12 +212,33 @@ def estimate_vram(req: VramRequest) -> VramResult:
 
 
 def _no_bf16(gpu_name: str, result: VramResult) -> None:
-    """BF16 on a card without it (V100, T4, 2080 Ti): the same bytes run as FP16, which the answer says."""
+    """BF16 on a card without it (V100, T4, 2080 Ti): the same bytes run as FP16, which the answer says; a training
+    run says the dtype it trains in (FP16 mixed precision, or FP32 on P40 and GTX 10xx) as an assumption."""
     from tools.catalog import resolve_gpu
 
     gpu, _ = resolve_gpu(gpu_name)
-    if result.precision == "bf16" and not gpu.has_bf16 and gpu.vendor == "nvidia":
+    if gpu.has_bf16 or gpu.vendor != "nvidia":
+        return
+    if result.mode != "inference":
+        dtype = "fp32" if gpu.compute_dtype("bf16") == "fp32-vector" else "fp16"
+        codes = [a.code for a in result.assumptions]
+        at = next((i + 1 for i, c in enumerate(codes) if c.startswith("vram_activations")), len(codes))
+        result.assumptions.insert(at, note(f"vram_train_dtype_{dtype}", gpu=gpu.name))  # beside the activations
+    elif result.precision == "bf16":
         result.warnings.append(note("speed_no_bf16", gpu=gpu.name))
+
+
+def _trained_in(req: VramRequest) -> VramRequest:
+    """A training run on a named card without BF16 computes in what the card has (GpuSpec.compute_dtype)."""
+    if req.mode == "inference" or not req.gpu or req.compute_dtype:
+        return req
+    from tools.catalog import resolve_gpu
+
+    gpu, _ = resolve_gpu(req.gpu)
+    if gpu.has_bf16 or gpu.vendor != "nvidia":
+        return req
+    dtype = gpu.compute_dtype("bf16")
+    return req.model_copy(update={"compute_dtype": "fp32" if dtype == "fp32-vector" else dtype})
 
 
 def _training_strategy(req: VramRequest) -> tuple[VramRequest, list[Note]]:
@@ -282,6 +309,7 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         per_gpu_gib_needed=needed[1] if needed else None,
         mixed_gpus=[g.name for g in mix] if mixed else [],
         usable_gib_total=round(usable * req.num_gpus, 2) if mixed else None,
+        capacity_gib_total=round(capacity * req.num_gpus, 2),
     )
 
 
@@ -636,7 +664,7 @@ def _inference_activations(arch: ModelArch, req: VramRequest) -> float:
     return tokens * per_token + logits
 
 
-def _layer_bytes_per_token(arch: ModelArch, tp: int) -> float:
+def _layer_bytes_per_token(arch: ModelArch, tp: int, scale: float = 1.0) -> float:
     """Bytes one decoder layer saves for backward per token (bf16, eager PyTorch, FlashAttention/SDPA).
 
     Counted with saved-tensor hooks on transformers' LlamaForCausalLM (bf16, SDPA): each RMSNorm keeps its
@@ -649,7 +677,7 @@ def _layer_bytes_per_token(arch: ModelArch, tp: int) -> float:
     attn_width = arch.num_attention_heads * (arch.mla.v_head_dim if arch.mla else arch.head_dim)
     kv_width = 2 * arch.num_key_value_heads * arch.head_dim if not arch.mla else 2 * attn_width
     mlp_width = (4 if arch.mlp == "gated" else 2) * _active_intermediate(arch)
-    act_bytes = defaults()["memory"]["training_activation_bytes"]
+    act_bytes = defaults()["memory"]["training_activation_bytes"] * scale
     norms = arch.norms_per_layer * 4 * h * act_bytes
     return norms + (2 * attn_width + kv_width + mlp_width) * act_bytes / tp
 
@@ -668,7 +696,8 @@ def _logits_bytes(arch: ModelArch, tokens: int, tp: int, chunked: bool) -> float
 def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[Note]) -> float:
     """Peak activation bytes of one micro-batch: saved layer activations plus the loss's logits (bf16)."""
     tokens = req.context_tokens * req.batch
-    one_layer = tokens * _layer_bytes_per_token(arch, tp)
+    scale = 2.0 if req.compute_dtype == "fp32" else 1.0  # FP32 training saves 4-byte tensors, twice bf16's
+    one_layer = tokens * _layer_bytes_per_token(arch, tp, scale)
     # QLoRA dequantizes one base weight to bf16 at a time, in forward and again in backward, then frees it
     dequant = 2 * max(lin.d_in * lin.d_out for lin in arch.linears()) if req.mode == "qlora" else 0
     logits = _logits_bytes(arch, tokens, tp, req.chunked_cross_entropy)
@@ -676,6 +705,7 @@ def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[
     # peak and a layer's working set (its recomputation, a dequantized weight) never coincide.
     if req.grad_checkpointing:
         checkpoints = tokens * arch.num_layers * arch.hidden_size * defaults()["memory"]["training_activation_bytes"]
+        checkpoints *= scale
         peak = checkpoints + max(one_layer + dequant, logits)
         how = "vram_activations_checkpointed"
     else:
@@ -683,7 +713,7 @@ def _training_activations(arch: ModelArch, req: VramRequest, tp: int, out: list[
         how = "vram_activations_all"
     other = _logits_bytes(arch, tokens, tp, not req.chunked_cross_entropy)
     chosen, alternative = ("chunked", "unfused") if req.chunked_cross_entropy else ("unfused", "chunked")
-    out.append(note(how, batch=req.batch, context=req.context_tokens))
+    out.append(note(how, batch=req.batch, context=req.context_tokens, dtype=req.compute_dtype or "bf16"))
     out.append(
         note(
             "vram_loss",

@@ -83,10 +83,12 @@ def verdict(
                 how = w.t("sharding_qlora" if r.mode == "qlora" else "sharding_plain")
                 w.say("fits_sharded", n=fit.num_gpus, need=r.per_gpu_gib, one=one, how=how, **shared)
             else:
-                w.say("fits" if fit.num_gpus == 1 else "fits_n", n=fit.num_gpus, headroom=fit.headroom, at=at, **shared)
+                pool = _pool(w, r)
+                key = "fits" if fit.num_gpus == 1 else "fits_n"
+                w.say(key, n=fit.num_gpus, headroom=fit.headroom, at=at, pool=pool, **shared)
             _fewer(w, fit, training=r.mode != "inference")
         elif stated:
-            w.say("not_fits_here", n=fit.num_gpus, need=r.per_gpu_gib, **_job(w, r), **shared)
+            w.say("not_fits_here", n=fit.num_gpus, need=r.per_gpu_gib, pool=_pool(w, r), **_job(w, r), **shared)
             sharded = r.zero_stage not in (1, 2)  # under ZeRO-1/2 the user named, the count is not ZeRO-3's
             if r.mode != "inference" and sharded and not owned and fit.gpus_needed and fit.gpus_needed > fit.num_gpus:
                 # "需要怎样的配置才能全量微调": how many of these cards the job as asked takes (ZeRO-3 over them)
@@ -117,6 +119,20 @@ def verdict(
             key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine), need=r.per_gpu_gib, format=fmt
         )
     _pretrain_ways(w, r, capacity_gib)
+
+
+def _pool(w: Writer, r: VramResult) -> str:
+    """Several cards of one kind: what they hold together beside what the model needs over all of them ("two A770
+    16GB: 32 GiB together for the 23.4 GiB it needs in all"); a no only when the pool itself is short (a job over
+    each card's margin but within the pool is said per card)."""
+    fit = r.fit
+    if fit is None or fit.num_gpus < 2 or not fit.capacity_gib_total:
+        return ""
+    if fit.fits:
+        return w.t("fit_pool_yes", total=fit.capacity_gib_total, need=r.total_gib)
+    if r.total_gib > fit.capacity_gib_total:
+        return w.t("fit_pool_no", total=fit.capacity_gib_total, need=r.total_gib)
+    return ""
 
 
 # mixed-precision AdamW from scratch: 16 bytes per parameter of weights, gradients and states, plus ~2 of activations
@@ -359,6 +375,7 @@ def hardware_lines(
             gpu=r.fit.gpu,
             usable=r.fit.usable_gib_per_gpu,
             vram=r.fit.capacity_gib,
+            pool=_pool(w, r),
         )
     # "2 × 4090 + 512 GB DDR4": it runs from RAM at N tokens/s leads, the GPU-only verdict follows
     led = way is not None or _ram_lead(w, turn)

@@ -11,7 +11,7 @@ from assistant.capabilities.memory import first_vram, hardware_lines, sized_line
 from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.notes import render_all
+from tools.notes import Note, note, render_all
 from tools.speed import SpeedResult
 from tools.vram import VramResult
 
@@ -94,8 +94,19 @@ def speed_lines(w: Writer, r: SpeedResult, time_said: bool = False, line: bool =
     if line:
         _speed_sentence(w, r, time_said)
     if notes:
-        w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=5)
+        w.bullets("assumptions_head", render_all(_unsaid_dtype(w, r), w.lang), limit=5)
         w.bullets("warnings_head", render_all(r.warnings, w.lang))
+
+
+def _unsaid_dtype(w: Writer, r: SpeedResult) -> list[Note]:
+    """The assumptions, less the dtype a card without BF16 trains in when the memory part said it already."""
+    said = w.text()
+    return [
+        a
+        for a in r.assumptions
+        if not a.code.startswith("speed_train_dtype_")
+        or note("vram_" + a.code.removeprefix("speed_"), gpu=r.gpu).render(w.lang) not in said
+    ]
 
 
 def _speed_sentence(w: Writer, r: SpeedResult, time_said: bool) -> None:

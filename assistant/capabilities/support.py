@@ -329,6 +329,8 @@ class Support(Capability):
             for subject in subjects:
                 for gpu in _relevant(subject, gpus, ctx.parsed.text):
                     args = {"engine": subject, "gpu": gpu, **({"precision": precision} if precision else {})}
+                    n = ctx.parsed.gpu_counts.get(gpu) or ctx.parsed.num_gpus or 1
+                    args |= {"num_gpus": n} if n > 1 else {}  # "two 3090s, does ExLlamaV2 do dual GPU?": and how
                     ctx.add(self.intent, ToolName.CHECK_SUPPORT, **args)
             _size_the_model(ctx)
             p = ctx.parsed

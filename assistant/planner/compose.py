@@ -77,13 +77,17 @@ def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: st
     return Composed(answer=w.text(), citations=turn.citations, quick_replies=replies)
 
 
+# "You cannot run GPT-4 on your own GPUs": said before anything sized, which is only what runs instead
+_FIRST = ("closed_product", *(f"closed_product_card{no}{small}" for no in ("", "_none") for small in ("", "_small")))
 # Notes that say the model sized is not the one typed ("Kimi K3" read as Kimi-K2.5): the reader needs them before
 # any figure, so they follow the lead paragraph rather than the whole first part
 _READ_AS = (
     "newer_version_read_as",
     "newer_version_sized_as",
     "model_library_default",
-    "closed_product",
+    "fine_tune_base",  # the model sized is the fine-tune's base
+    "fine_tune_base_own_name",
+    *_FIRST,
     "laptop_gpu_memory",  # the card sized is not the desktop one its name reads as
     "notebook_tier",  # "free Colab", "Kaggle": the card sized is the one the tier gives
     "notebook_tier_largest",
@@ -100,12 +104,14 @@ def _after_lead(w: Writer, plan: Plan, start: int) -> None:
     """Put the read-as notes right after the first part's lead paragraph (after its list when the lead ends with a
     colon and heads one)."""
     notes = [k.render(w.lang) for k in plan.notes if isinstance(k, Note) and _changes_what_was_sized(k)]
-    if not notes:
-        return
-    at = start + 1
-    if w.lines[start].rstrip().rstrip("*").endswith((":", "：")) and len(w.lines) > at:
-        at += 1
-    w.lines[at:at] = notes
+    first = [k.render(w.lang) for k in plan.notes if isinstance(k, Note) and k.code in _FIRST]
+    notes = [n for n in notes if n not in first]
+    if notes:
+        at = start + 1
+        if w.lines[start].rstrip().rstrip("*").endswith((":", "：")) and len(w.lines) > at:
+            at += 1
+        w.lines[at:at] = notes
+    w.lines[start:start] = first
 
 
 def _reading_order(turn: Turn) -> list[Capability]:
@@ -117,6 +123,9 @@ def _reading_order(turn: Turn) -> list[Capability]:
 
 def _ask(w: Writer, plan: Plan, parsed: ParsedQuery) -> None:
     """Ask for the one input that decides the answer, naming what the user already said."""
+    for n in plan.notes:  # "You cannot run Claude on your own GPUs", then which cards the user has
+        if isinstance(n, Note) and n.code in _FIRST:
+            w.add(n.render(w.lang))
     model = _model_name(plan)
     if plan.ask == "unknown_model":
         suggestions = ", ".join(parsed.model_suggestions) or "-"

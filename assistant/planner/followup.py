@@ -52,3 +52,20 @@ def width_already_sized(parsed: ParsedQuery, previous: Scenario) -> str | None:
     except Exception:  # an unknown format name: nothing to keep
         return None
     return previous.precision if width <= bits < width + 1 else None
+
+
+def models_in_play(parsed: ParsedQuery, previous: Scenario, s: Scenario) -> None:
+    """ "Qwen2.5-7B 和 14B 微调要多少显存" -> "那我的 3060 能跑吗", "Llama-3.1-8B and 70B?" -> "and on one 4090?": a
+    follow-up that names no model asks about every model the answer before sized, each on the card it names (the
+    parts planned for the models a message names, planner/plan.py other_parts), not only the last one sized."""
+    named = parsed.model or parsed.params_b is not None or parsed.models_mentioned or parsed.sizes_mentioned
+    if (
+        named
+        or parsed.symptom  # "but I get CUDA out of memory": a report on the one run in progress, not every model
+        or parsed.model_family
+        or parsed.unknown_model
+        or len(previous.models) < 2
+        or s.model not in previous.models
+    ):
+        return
+    parsed.models_mentioned = [s.model, *(m for m in previous.models if m != s.model)]

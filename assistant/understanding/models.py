@@ -41,12 +41,15 @@ class _ModelHit:
     context_tokens: int | None = None  # a context the name states ("chatglm3-6b-128k")
 
 
+_PLUS = re.compile(r"(?<=[a-z0-9])\s?\+$", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _resolve_model_name(name: str) -> _ModelHit:
     """Any model name: the registry, the family's shape at the typed size, a generic decoder of that size
     (tools.model_match); only a name with neither size nor family stays unknown, with the likeliest models."""
     try:
-        m = match_model(name)
+        m = match_model(_PLUS.sub("-plus", name))  # "Command R+": the Plus model (Command-R-Plus)
     except AdvisorError as exc:
         return _ModelHit(None, suggestions=tuple(getattr(exc, "suggestions", None) or likely_models(name)))
     if m.library_default:  # "qwen2.5" with no size: a size elsewhere names the model, else the planner's default
