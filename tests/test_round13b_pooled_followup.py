@@ -106,3 +106,21 @@ def test_a_follow_up_sizes_only_the_model_in_play(advisor, first, then, gpu, mod
         if c.name == "estimate_vram" and c.args.get("gpu") == gpu and c.args.get("mode") in ("inference", "lora")
     }
     assert model in lora and other not in lora, (lora, final.answer)
+
+
+@pytest.mark.parametrize(
+    ("text", "per"),
+    [
+        ("Got 4x Tesla T4 from an old server, what's the biggest model I can serve with them?", "GiB per GPU"),
+        ("两张 3090 最大能跑多大的模型？", "每卡 "),
+    ],
+)
+def test_what_several_cards_hold_gives_each_models_memory_per_card(advisor, text, per):
+    # 10.5 GiB is each T4's share of Llama-3.3-70B at 4-bit, not the model: on several cards the figure says so
+    answer = ask_checked(advisor, text).answer
+    assert per in lead_of(answer), answer
+
+
+def test_what_one_card_holds_needs_no_per_card_word(advisor):
+    answer = ask_checked(advisor, "我有一张 4090，最大能跑多大的模型？").answer
+    assert "每卡" not in lead_of(answer), answer

@@ -47,7 +47,7 @@ def capacity_lines(
     if engine and served is not None and r.gpu is not None:
         label = w.label("engine", engine)
         cards = w.t("capacity_hw_engine", hardware=cards, engine=label, usable=served.usable_gib_per_gpu)
-    w.say(key, hardware=cards, ways=_ways_text(w, r.ways))
+    w.say(key, hardware=cards, ways=_ways_text(w, r.ways, per_gpu(w, r)))
     if examples:
         items = example_items(w, r)
         w.bullets("capacity_examples_head", items, limit=len(items))
@@ -120,19 +120,24 @@ def _format_name(precision: str) -> str:
     return "INT8" if precision.startswith("int8") else precision.upper()
 
 
-def _ways_text(w: Writer, ways: list[CapacityWay]) -> str:
+def per_gpu(w: Writer, r: CapacityResult) -> str:
+    """ "per GPU" beside a model's memory on several cards: 10.5 GiB is each card's share of a 70B, not the model."""
+    return w.t("capacity_per_gpu") if r.num_gpus > 1 else ""
+
+
+def _ways_text(w: Writer, ways: list[CapacityWay], per: str = "") -> str:
     """Inference ways and fine-tuning ways, each group led by its biggest with the largest example."""
     lead_training = bool(ways) and ways[0].mode != "inference"  # a fine-tuning question leads with fine-tuning
     groups: list[str] = []
     for training in (lead_training, not lead_training):
         group = [way for way in ways if (way.mode != "inference") == training]
-        parts = [_way_text(w, way, first=i == 0, example=not groups and i == 0) for i, way in enumerate(group)]
+        parts = [_way_text(w, way, i == 0, not groups and i == 0, per) for i, way in enumerate(group)]
         if parts:
             groups.append(w.t("capacity_join_ways").join(parts))
     return w.t("capacity_join_groups").join(groups)
 
 
-def _way_text(w: Writer, way: CapacityWay, first: bool, example: bool) -> str:
+def _way_text(w: Writer, way: CapacityWay, first: bool, example: bool, per: str) -> str:
     """The lead way with its size and largest example (4-bit（Q4_K_M）最大约 15B（如 Qwen3-14B，11.3 GiB）), the
     others with their size (8-bit（Q8_0）约 9B)."""
     label = way_label(w, way)
@@ -144,23 +149,25 @@ def _way_text(w: Writer, way: CapacityWay, first: bool, example: bool) -> str:
     if not (example and way.examples):
         return w.t("capacity_way_top_bare", label=label, size=size)
     top = way.examples[0]
-    return w.t("capacity_way_top", label=label, size=size, example=top.model, gib=top.per_gpu_gib)
+    return w.t("capacity_way_top", label=label, size=size, example=top.model, gib=top.per_gpu_gib, per=per)
 
 
 def example_items(w: Writer, r: CapacityResult) -> list[str]:
     """One line per way: the models that fit it, with their memory per GPU."""
     return [
-        w.t("capacity_example_way", label=way_label(w, way).strip(), models=_models_text(w, way.examples))
+        w.t(
+            "capacity_example_way", label=way_label(w, way).strip(), models=_models_text(w, way.examples, per_gpu(w, r))
+        )
         for way in r.ways
         if way.examples
     ]
 
 
-def _models_text(w: Writer, examples: list[CapacityExample]) -> str:
+def _models_text(w: Writer, examples: list[CapacityExample], per: str) -> str:
     items = [
-        w.t("capacity_model_moe", model=e.model, active=e.active_params_b, gib=e.per_gpu_gib)
+        w.t("capacity_model_moe", model=e.model, active=e.active_params_b, gib=e.per_gpu_gib, per=per)
         if e.active_params_b is not None
-        else w.t("capacity_model", model=e.model, gib=e.per_gpu_gib)
+        else w.t("capacity_model", model=e.model, gib=e.per_gpu_gib, per=per)
         for e in examples
     ]
     return w.t("capacity_join_models").join(items)
@@ -236,7 +243,7 @@ def _mixed_lines(w: Writer, turn: Turn, results: list[CapacityResult], speeds: l
         "capacity_mixed",
         cards=("、" if w.lang == "zh" else ", ").join(g.name for g in cards),
         total=pooled.total_gib or pooled.num_gpus * pooled.capacity_gib,
-        ways=_ways_text(w, pooled.ways),
+        ways=_ways_text(w, pooled.ways, per_gpu(w, pooled)),
         slow=slow.name,
         gbs=slow.bandwidth_gbs,
     )
