@@ -382,6 +382,7 @@ class Advisor:
 
         passages = [c.text + " " + c.title + " " + c.section for c in citations] + static_texts() + named_figures(users)
         results = [r.result for r in records if r.result is not None]
+        results += _parsed_notes(question)
         grounding = check_grounding(answer, results, passages, users)
         return FinalEvent(
             answer=answer,
@@ -412,6 +413,17 @@ class Advisor:
             scenario=self.scenario(session_id),
             latency_ms=0,
         )
+
+
+def _parsed_notes(question: str) -> list[Any]:
+    """The catalog facts the parser stated about the question (the desktop card a laptop part is named after, the
+    base model of a fine-tune): data with sources, which the answer repeats, so they ground its numbers."""
+    from assistant.understanding import parse
+
+    try:
+        return list(parse(question).notes) if question else []
+    except Exception:  # grounding is a report; a question the parser cannot read grounds nothing more
+        return []
 
 
 def _citations(last: Any, records: list[ToolCallRecord], users: list[str]) -> list[Citation]:

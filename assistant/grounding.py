@@ -28,7 +28,7 @@ class GroundingReport(BaseModel):
         return not self.untraceable
 
 
-_NAME_PREFIX = re.compile(r"(?:RTX|GTX|RX|Radeon|Gaudi|Tesla|Quadro|TITAN|GeForce)\s*$", re.I)
+_NAME_PREFIX = re.compile(r"(?:RTX|GTX|RX|Radeon|Gaudi|Tesla|Quadro|TITAN|GeForce|RTX PRO)\s*$", re.I)  # "RTX PRO 6000"
 
 
 def _numbers(text: str) -> list[tuple[str, float]]:

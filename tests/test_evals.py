@@ -82,10 +82,11 @@ def test_offline_planner_passes_the_gate(advisor, tmp_path):
 # no change to the product may lower them; only new, harder cases may, and then the note says so: round 8 added 84
 # real questions, 25 of which passed before any fix; after rounds 8-10 the set of 413 is at 0.86 and the aside set at
 # 0.35; round 12 added 79 more, 26 passing before any fix, and the set of 492 is at 0.856; round 13 added 75 more, 29
-# passing before any fix, and the set of 567 is at 0.864, the aside set still 14/40), and what must hold on
-# every answer already holds: one language, one story.
+# passing before any fix, and the set of 567 is at 0.864, the aside set still 14/40; round 14 added 59 more, 17
+# passing before any fix, and the set of 626 is at 0.88, the aside set 15/40), and what must hold on every answer
+# already holds: one language, one story.
 WILD_FLOOR = 0.85
-WILD_HELD_OUT_FLOOR = 0.35
+WILD_HELD_OUT_FLOOR = 0.375
 
 
 def test_the_wild_set_is_gated(advisor):

@@ -119,6 +119,10 @@ def ecosystem_rank(gpu: GpuSpec, training: bool) -> int:
     Radeon and Arc cards run llama.cpp (ROCm / Vulkan) with caveats, so they come after CUDA cards."""
     if not training:
         return 1 if gpu.vendor == "intel" or (gpu.vendor == "amd" and gpu.segment != "datacenter") else 0
+    if gpu.vendor == "nvidia" and not gpu.bf16_tflops:
+        # no BF16 (Volta, Turing and older): FP16 with loss scaling, no FlashAttention-2, and CUDA 13 / current
+        # PyTorch wheels drop the oldest; training compares dense BF16 (advice.md), so after the cards that have it
+        return 1
     return {"nvidia": 0, "amd": 1, "intel": 1, "apple": 2}.get(gpu.vendor, 1)
 
 
@@ -169,6 +173,16 @@ def training_reference_gpu() -> str:
 
 def pc_reference_gpu() -> str:
     return str(policy()["pc_reference_gpu"])
+
+
+def batch_precision() -> str:
+    """The weights an offline batch job over a dataset runs at (a service's default, advice.yaml default_precision)."""
+    return str(policy()["default_precision"]["serving"])
+
+
+def is_batch_job(items: int | None) -> bool:
+    """Whether a count of items a model is run over makes an offline batch job (advice.yaml batch_job_from_items)."""
+    return items is not None and items >= int(policy()["batch_job_from_items"])
 
 
 def step_up_cards() -> list[str]:

@@ -45,6 +45,10 @@ class CardRiskRequest(BaseModel):
     )
     num_gpus: int = Field(default=1, ge=1, le=512, description="How many of the (first) card the user has")
     owned: bool = Field(default=False, description="The user already has the cards ('I just bought 10')")
+    buying: bool = Field(
+        default=False,
+        description="The user is thinking of buying the cards for the job ('contemplating picking up M10s to train')",
+    )
     stated_vram_gib: float | None = Field(
         default=None, gt=0, le=1024, description="Memory the user says the (first) card has: '3080 20G' (a mod?)"
     )
@@ -300,9 +304,10 @@ def _lead(req: CardRiskRequest, c: _Card, group: list[_Card]) -> Note | None:
         )
     if req.job == "training" and c.risk in ("legacy", "pascal"):
         ref = _reference(req, "training_reference")
-        return note(
-            "risk_lead_train_slow", **shared, fp32=spec.fp32_tflops or 0.0, ref_gpu=ref.name, ref_tflops=ref.bf16_tflops
-        )
+        # cards still to be bought for training: whether they are worth buying is the verdict, not that they can
+        code = "risk_lead_train_skip" if req.buying and not req.owned and _alt_ids(c) else "risk_lead_train_slow"
+        fp32 = spec.fp32_tflops or 0.0
+        return note(code, **shared, fp32=fp32, ref_gpu=ref.name, ref_tflops=ref.bf16_tflops, alts=_alt_names(c))
     if c.risk == "pre_bf16":
         return note("risk_lead_train_fp16" if req.job == "training" else "risk_lead_infer_fp16", **shared)
     if c.risk == "legacy" and not req.owned:
@@ -436,8 +441,9 @@ def _instead(req: CardRiskRequest, c: _Card) -> list[Note]:
     if c.risk == "rocm_dropped":
         older = [note("sup_use_old_rocm")] if c.spec.compute_capability == "gfx906" else []  # the note is gfx906's
         return [note("sup_use_llamacpp_vulkan"), *older]
-    if c.risk == "pre_bf16":
-        return [note("risk_do_fp16_training")] if req.job == "training" or req.architecture_asked else []
+    if c.risk == "pre_bf16":  # BF16 asked about or a training job: how to run each without it
+        fp16 = [note("risk_do_fp16_inference")] if req.architecture_asked and req.job != "training" else []
+        return [*fp16, note("risk_do_fp16_training")] if req.job == "training" or req.architecture_asked else []
     if c.risk == "no_cuda_training":
         return [note("risk_do_apple_training", gpu=catalog()[table()["datacenter_reference"]].name)]
     if c.risk in ("pascal", "legacy", "unsupported"):

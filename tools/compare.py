@@ -728,7 +728,8 @@ def _ecosystem(r: CompareRow, training: bool) -> int:
 
 def _rank_cards(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, basis: Basis) -> list[int]:
     """Between cards: the policy's ranking (advice.rank), rows given in quality order so ties keep quality."""
-    training = any(rows[i].mode not in (None, "inference") for i in live)
+    # a training job, sized or only named as the focus ("which is better to train this on?")
+    training = job.focus == "training" or any(rows[i].mode not in (None, "inference") for i in live)
     persona: Persona = job.req.persona or advice.persona_from_budget(None, job.req.currency)
     ranked = advice.rank(
         (
@@ -739,7 +740,7 @@ def _rank_cards(job: _Job, rows: list[CompareRow], live: list[int], axis: Axis, 
                 tokens_per_s=_speed_of(rows[i], axis),
                 per_user_tokens_per_s=rows[i].tokens_per_s_per_user,
                 ecosystem=_ecosystem(rows[i], training),
-                training=rows[i].mode not in (None, "inference"),
+                training=training,
                 brim=_brim(rows[i]),
             )
             for i in sorted(live, key=lambda i: _quality(rows[i]))

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tools.apps import AppNeed, app_need
 from tools.catalog import CnAvailability, GpuSpec, LinkKind, catalog, resolve_gpu_noted
 from tools.notes import Note, note
 from tools.prices import Currency, load_prices, purchase_price, used_price_range, used_purchase_price
@@ -115,6 +116,7 @@ class GpuSpecsRequest(BaseModel):
 
     names: list[str] = Field(min_length=1, max_length=8, description="e.g. ['4090', 'A100 80G', 'H100 SXM']")
     currency: Currency = "USD"
+    app: str | None = Field(default=None, description="An application that is no LLM (apps.yaml id): its memory need")
 
 
 class GpuSpecsResult(BaseModel):
@@ -122,6 +124,7 @@ class GpuSpecsResult(BaseModel):
     differences: list[Note]
     assumptions: list[Note]
     warnings: list[Note]
+    app: AppNeed | None = None
 
 
 def gpu_row(gpu: GpuSpec, currency: Currency) -> GpuRow:
@@ -261,4 +264,5 @@ def gpu_specs(req: GpuSpecsRequest) -> GpuSpecsResult:
                 diffs.append(note("gpus_no_bf16", gpu=g.name))
             if not g.nvlink:
                 diffs.append(link_difference(g))
-    return GpuSpecsResult(gpus=rows, differences=diffs, assumptions=assumptions, warnings=warnings)
+    app = app_need(req.app) if req.app else None
+    return GpuSpecsResult(gpus=rows, differences=diffs, assumptions=assumptions, warnings=warnings, app=app)

@@ -970,7 +970,26 @@ def _widen(ctx: _Context, options: list[Pick]) -> Note | None:
 def recommend_gpus(req: RecommendRequest, suggest: bool = True) -> RecommendResult:
     """What to buy or rent: a primary pick, labelled alternatives, the stretch option, all within the rules."""
     with shared_estimates():  # one workload sized on many cards and counts: each distinct request once
-        return _recommend(req, suggest)
+        result = _recommend(req, suggest)
+        return _buyer_for_full(req, result, suggest) or result
+
+
+def _buyer_for_full(req: RecommendRequest, result: RecommendResult, suggest: bool) -> RecommendResult | None:
+    """A full fine-tune that no personal rig holds as asked ("70B SFT without peft", "全参微调 70B"): the method
+    was chosen, so it is sized for the buyer who can run it (a team's box, else servers), not swapped for LoRA;
+    the cheaper methods stay in the answer as what a PC could do instead."""
+    if req.persona is not None or req.budget is not None or req.monthly_budget is not None:
+        return None
+    if req.workload.mode != "full" or req.deployment == "cloud" or result.persona != "individual":
+        return None
+    if result.primary is None or result.primary.mode == "full":
+        return None
+    for persona in advice.policy()["full_fine_tune_buyers"]:
+        found = _recommend(req.model_copy(update={"persona": persona}), suggest)
+        if found.primary is not None and found.primary.mode == "full":
+            found.assumptions.insert(0, note("persona_full_fine_tune", persona=persona))
+            return found
+    return None
 
 
 def _recommend(req: RecommendRequest, suggest: bool) -> RecommendResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 from assistant.capabilities.api_cost import ApiCost
+from assistant.capabilities.app_fit import AppFit
 from assistant.capabilities.base import Capability
 from assistant.capabilities.big_model import BigModel
 from assistant.capabilities.buy_instead import BuyInstead
@@ -43,6 +44,8 @@ from assistant.capabilities.rent import Rent
 from assistant.capabilities.risk import Risk
 from assistant.capabilities.rl import RL
 from assistant.capabilities.ruled_out import RuledOutCard
+from assistant.capabilities.same_chip import SameChip
+from assistant.capabilities.scaling import Scaling
 from assistant.capabilities.smalltalk import Help, OutOfScope
 from assistant.capabilities.specs import Specs
 from assistant.capabilities.speed import Speed
@@ -77,10 +80,13 @@ REGISTRY: tuple[Capability, ...] = (
     QuotedNeed(),  # a memory figure quoted for a fine-tune, no model named: against one card and all of them, first
     PerCard(),  # "each card's memory or the total?" for a training job on several cards: each card's, first
     PcieLanes(),  # "does it depend on PCIe bandwidth?", "an x1 slot?": the link's part in the job, first
+    SameChip(),  # two versions of one GPU that differ only in memory: the bigger one is no faster, first
+    Scaling(),  # "双卡吞吐达不到单卡两倍", "TP=8 only 1.5x": replicas of the fewest cards that hold it, first
     PooledCards(),  # several cards named by their memory for a training job: does their memory add up, first
     MethodsLead(),  # a fine-tune with no method named: each method's verdict first
     TrainingTime(),  # "how long" with no card named: the hours on the card the job needs
     VisionTrain(),  # a ResNet / YOLO / DeepLab-class network: the user's card enough, or the card to buy, first
+    AppFit(),  # an application that is no LLM (IndexTTS, Stable Diffusion, 3DGS): its memory on the card, first
     Capacity(),
     StepUp(),  # after what a small card the user owns runs: the card to buy next
     Offload(),

@@ -182,11 +182,16 @@ class BigModel(Capability):
             prices |= {g.name: money(g.price, g.currency) for g in spec.gpus if g.price}
         servers, smaller = _split(turn)
         offloads = turn.own(self.intent, OffloadResult)
+        # "本地跑 V3，4090 要几张，H100 要几张": the count of each card asked answers first, the home way after it
+        counted = bool(servers) and turn.parsed.asks_gpu_count and bool(turn.parsed.gpu_mentions)
+        if counted:
+            _named_lead(w, turn, servers)
         home = _home_lead(w, turn, offloads)
         if home and smaller:  # at home the family's smaller model is the other realistic way: right after the lead
             _smaller(w, smaller)
         if servers:
-            _named_lead(w, turn, servers)
+            if not counted:
+                _named_lead(w, turn, servers)
             _servers(w, servers, prices)
         for o in [] if home else offloads:
             _offload(w, o)

@@ -300,6 +300,22 @@ def _job(ctx: PlanContext) -> dict[str, Any]:
     return args
 
 
+def _engine_model(ctx: PlanContext, job: dict[str, Any]) -> None:
+    """ "[ktransformers] 4080S 16G 内存64G 能跑多少B": beside the machine's ceiling, the model the engine's tutorials
+    run (DeepSeek-R1) on these cards and this RAM, as an example of what the engine is for (cheaper.py renders the
+    split and whether the RAM holds it)."""
+    from tools.offload import memory_table
+
+    p, s = ctx.parsed, ctx.scenario
+    if not (p.offload_engine and s.gpu and job.get("ram_gib") and job["mode"] == "inference") or p.model:
+        return
+    model = memory_table().get("offload_engines", {}).get(p.offload_engine, {}).get("model")
+    if model:
+        args = {"model": model, "gpu": s.gpu, "num_gpus": s.num_gpus or 1, "ram_gib": job["ram_gib"]}
+        args |= {"memory": job["ram_type"]} if job.get("ram_type") else {}
+        ctx.add("cheaper_way", ToolName.ESTIMATE_OFFLOAD, **args, precision="q4_k_m")
+
+
 def _suits(mode: str, precision: str) -> bool:
     """A format the job can size: any for running a model; a 16/32-bit base for LoRA and full fine-tuning, an
     integer one for QLoRA; none for "fine-tune" with no method (each method has its own)."""
@@ -366,6 +382,7 @@ class Capacity(Capability):
         if cards := _mixed(ctx.parsed):  # the bandwidths the mixed-cards lead quotes
             ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(ctx.scenario, [g.id for g in cards]))
         ctx.second_round.append(self.intent)  # how fast the biggest model that fits decodes
+        _engine_model(ctx, job)
         if ctx.parsed.asks_time and job["mode"] != "inference" and "training_time" not in ctx.intents:
             ctx.intents.append("training_time")  # "how long will it take": the hours for the largest one
             ctx.second_round.append("training_time")

@@ -32,10 +32,24 @@ def card_needed(w: Writer, r: VramResult) -> None:
     fit = r.fit
     assert fit is not None
     shared = dict(gpu=fit.gpu, usable=fit.usable_gib_per_gpu, need=r.per_gpu_gib, engine=w.label("engine", fit.engine))
-    if fit.fits:
+    smaller = _smaller_card(fit.gpu_id)
+    if fit.fits and smaller:  # "一张 RTX A6000 … 小一档的 RTX 4090 放不下": the card people own, named
+        w.say("card_needed_one_smaller", smaller=smaller, **shared)
+    elif fit.fits:
         w.say("card_needed_one", **shared)
     elif fit.gpus_needed:
         w.say("card_needed_n", n=fit.gpus_needed, one=r.per_gpu_gib, **shared)
+
+
+def _smaller_card(gpu_id: str) -> str | None:
+    """The common card one size below `gpu_id` on the reference ladder (advice.yaml reference_cards), by name."""
+    from tools.catalog import catalog
+
+    for market in ("", "cn"):
+        cards = advice.reference_cards(market)
+        if gpu_id in cards[1:]:
+            return catalog()[cards[cards.index(gpu_id) - 1]].name
+    return None
 
 
 class CardNeeded(Capability):
@@ -163,11 +177,28 @@ def parts_summary(w: Writer, turn: Turn, groups: list[list[VramResult]]) -> None
         four_bit = _four_bit_of(turn, r)  # "the Code Llama models": the 4-bit figure most people run, beside
         if four_bit is not None:
             items[-1] += w.t("part_four_bit", precision=four_bit.precision, need=four_bit.per_gpu_gib)
+        items[-1] += _part_speed(w, turn, r)
     w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))
     _rent_for_out_of_reach(w, turn, groups)
 
 
 _TRAINING = ("full", "lora", "qlora")
+
+
+def _part_speed(w: Writer, turn: Turn, r: VramResult) -> str:
+    """ "8B 32B 72B 的运行效率": a part's decode speed on the cards it fits, when the question asked how fast (the
+    speed capability sized each part, planner/plan.py _EVERY_PART); said once, here."""
+    from assistant.capabilities.speed import runs
+    from assistant.capabilities.speed_lead import asked
+
+    if not asked(turn) or r.fit is None or not r.fit.fits or r.mode != "inference":
+        return ""
+    for i, s in turn.results(SpeedResult):
+        same = (s.model, s.precision, s.gpu, s.num_gpus) == (r.model, r.precision, r.fit.gpu, r.num_gpus)
+        if same and i not in turn.shown and s.decode_tokens_per_s is not None and runs(turn, s):
+            turn.shown.add(i)
+            return w.t("part_speed", decode=s.decode_tokens_per_s)
+    return ""
 
 
 def _fits_size(r: VramResult, capacity_gib: float) -> bool:

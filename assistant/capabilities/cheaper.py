@@ -20,7 +20,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, ToolCall, Tur
 from assistant.capabilities.capacity import capacity_lines
 from assistant.capabilities.memory import first_vram, stated_hardware, way_label
 from assistant.capabilities.offload import offload_lines
-from assistant.capabilities.workload import mix_args, offload_args, vram_args
+from assistant.capabilities.workload import mix_args, offload_args, speed_args, vram_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -292,7 +292,8 @@ def _what_fits(s: Scenario, first: VramResult) -> ToolCall:
         family = arch.family if arch is not None and not arch.generic else None
     except AdvisorError:
         pass
-    args = {"gpu": s.gpu, "num_gpus": s.num_gpus or 1, "mode": "inference", "with_finetune": False}
+    # a fine-tune that fits no way on these cards: also the largest model they fine-tune with QLoRA
+    args = {"gpu": s.gpu, "num_gpus": s.num_gpus or 1, "mode": "inference", "with_finetune": first.mode != "inference"}
     args |= mix_args(s, s.num_gpus or 1) | {"context_tokens": first.context_tokens}
     args |= {"family": family} if family else {}
     return ToolCall(name=ToolName.LARGEST_MODEL, args=args, owner="cheaper_way")
@@ -322,6 +323,7 @@ def ways_lines(w: Writer, turn: Turn) -> None:
             continue
         w.say(
             key,
+            then=_count_then(w, turn, first, r) if key == "cheaper_still_not" else "",
             model=r.model,
             method=w.label("method", r.mode),
             way=way_label(w, first, r) if first is not None else "",
@@ -336,12 +338,24 @@ def ways_lines(w: Writer, turn: Turn) -> None:
     for i, c in turn.own_indexed("cheaper_way", CapacityResult):
         if i not in turn.shown:
             turn.shown.add(i)
-            w.say("smaller_size_head")
+            tune = first is not None and first.mode != "inference"  # a fine-tune: the smaller one it does tune
+            w.say("smaller_tune_head" if tune else "smaller_size_head")
             capacity_lines(w, c, examples=False, detail=False)
     for i, o in turn.own_indexed("cheaper_way", OffloadResult):
         if i not in turn.shown and o.strategy != "gpu_only":
             turn.shown.add(i)
             offload_lines(w, o, lead_key="offload_way")
+
+
+def _count_then(w: Writer, turn: Turn, first: VramResult | None, r: VramResult) -> str:
+    """ "单张3090能跑 Falcon-180B 吗": after "even at 4-bit it does not fit", how many of that card the format takes (up
+    to a server), for a card asked about, not owned; a format step only (the verdict counted its own format)."""
+    owned = turn.parsed.owns_hardware and not turn.parsed.asks_gpu_count
+    step = first is not None and r.precision != first.precision
+    needed = r.fit.gpus_needed or 0 if r.fit is not None else 0
+    if r.fit is None or r.mode != "inference" or owned or not step or not r.fit.num_gpus < needed <= 8:
+        return ""
+    return w.t("cheaper_still_not_count", needed=needed, gpu=r.fit.gpu)
 
 
 def adapts_pretraining(turn: Turn, first: VramResult | None, way: VramResult) -> bool:
@@ -402,6 +416,10 @@ class CheaperWay(Capability):
             s = s.model_copy(update={"precision": first.precision, "context_tokens": first.context_tokens})
         ways = _ways(s, first, shorten)
         calls = [ToolCall(name=ToolName.ESTIMATE_VRAM, args=vram_args(w), owner=self.intent) for w in ways]
+        fitting = next((w for w in ways if w.model == s.model and _fits(w)), None)
+        if "speed" in plan.intents and first.mode == "inference" and fitting is not None:
+            # "how fast on my 3090?": the speed of the way that fits leads beside it (speed_lead.py)
+            calls.append(ToolCall(name=ToolName.ESTIMATE_SPEED, args=speed_args(fitting), owner=self.intent))
         asked = any(o.call.owner == "offload" for o in outcomes)  # the offload question already answers it
         # the big-model answer already ran this model from RAM with the user's card ("2080ti 能跑 R1 吗")
         asked = asked or any(
@@ -413,6 +431,8 @@ class CheaperWay(Capability):
         bare = first.mode == "inference"
         if bare and not any(w.model != s.model for w in ways) and not _fits_any(ways):
             calls.append(_what_fits(s, first))  # "70b on my 12 GB card": the biggest model these cards do hold
+        elif not bare and not any(w.model != s.model or (w.gpu == s.gpu and _fits(w)) for w in ways):
+            calls.append(_what_fits(s, first))  # "fine-tune a 70B on one 4090": what the card does tune (QLoRA)
         unified = getattr(catalog().get(s.gpu or ""), "vendor", "") == "apple"  # a Mac's RAM is the memory that ran out
         if first.mode == "inference" and not asked and not unified:  # the user's cards plus RAM: llama.cpp offload
             offload = offload_args(s, precision=_offload_format(first.precision))

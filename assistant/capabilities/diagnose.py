@@ -77,6 +77,9 @@ def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
     if engine:
         args["engine"] = engine
     flags = [*q.diagnose_flags, *(["bitsandbytes"] if "bitsandbytes" in q.support_subjects else [])]
+    run_on = catalog().get(gpu) if gpu else None
+    if slower and run_on is not None and run_on.vendor != "apple":
+        flags = [f for f in flags if f != "mac"]  # "my M2 MacBook is faster than the T4": the Mac is the reference
     if flags:
         args["flags"] = list(dict.fromkeys(flags))
     args["symptom"] = q.symptom or ("memory_high" if q.measured_memory_gib else "slow")

@@ -9,8 +9,10 @@ from pydantic import BaseModel
 from assistant.capabilities.base import Capability, PlanContext, Turn
 from assistant.capabilities.blocked import job_blocked, memory_only_verdict
 from assistant.capabilities.fit_concurrency import concurrency_fit, concurrency_lead
+from assistant.capabilities.inference_split import split_how
 from assistant.capabilities.memory import hardware_lines, memory_lines, verdict
 from assistant.capabilities.speed import runs, speed_lines
+from assistant.capabilities.speed_lead import lead_speed, said
 from assistant.capabilities.workload import (
     capped_context,
     mix_args,
@@ -352,7 +354,7 @@ class Fit(Capability):
             # the user's own cards: the way that fits them leads
             for r in turn.own(self.intent, SpeedResult):
                 if runs(turn, r):
-                    speed_lines(w, r)
+                    speed_lines(w, r, line=not said(turn, r))
             return
         shorter = _shorter_context(turn, sized[0]) if sized else None
         if shorter is not None:  # "48G 卡跑 70B": yes, at 4k; the default 8k is just over
@@ -374,14 +376,16 @@ class Fit(Capability):
         for i, r in enumerate(sized):
             if i == 0 and shorter is None:
                 memory_only_verdict(w, r) if blocked else verdict(w, r)
+                lead_speed(w, turn, r)  # "does it fit, and how fast?": the speed second, engine permitting
                 _mixed_line(w, turn)
                 if not blocked:  # "g5.48xlarge is expensive": the 4-bit build on fewer of these cards
                     fewer_at_four_bit(w, turn, r)
+                    split_how(w, turn)  # "两张卡显存能合起来用吗": how the engine splits it over them
             memory_lines(w, r, detail=i == len(sized) - 1, lead=False)
         _published_line(w, turn, sized)
         for r in turn.own(self.intent, SpeedResult):
             if runs(turn, r) and not blocked:  # no speed for a card the engine does not run on
-                speed_lines(w, r)
+                speed_lines(w, r, line=not said(turn, r))
         for r in turn.own(self.intent, FitResult):
             fit_lines(w, r, asked=None if blocked else turn.plan.scenario.precision)
 

@@ -139,7 +139,9 @@ class Guides(Capability):
         if only_guides or not computed:
             w.say("concept_head")
             for c in quotable[:2]:
-                w.add(f"> {excerpt(c.text)} [{c.n}]")
+                quote = excerpt(c.text)
+                if not any(quote in line for line in w.lines):  # the passage quoted after the lead, not twice
+                    w.add(f"> {quote} [{c.n}]")
         # each source once, numbered: a "background" line naming them again would print every title twice
         sources = "\n".join(f"[{c.n}] {c.title} — {c.section} ({c.doc_id})" for c in turn.citations)
         w.add(w.t("sources_head") + "\n" + sources)

@@ -212,5 +212,6 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
                 cost=money(o.job_cost or 0, cur),
                 date=o.date,
             )
-        w.say("job_stop_tip")
+        if w.t("job_stop_tip") not in w.lines:
+            w.say("job_stop_tip")  # once, after the run that leads (a second card's run needs no second reminder)
         w.bullets("assumptions_head", render_all(speed.assumptions, w.lang), limit=3)

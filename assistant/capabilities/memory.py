@@ -89,6 +89,7 @@ def verdict(
             _fewer(w, fit, training=r.mode != "inference")
         elif stated:
             w.say("not_fits_here", n=fit.num_gpus, need=r.per_gpu_gib, pool=_pool(w, r), **_job(w, r), **shared)
+            _count_line(w, r, fit, owned)
             sharded = r.zero_stage not in (1, 2)  # under ZeRO-1/2 the user named, the count is not ZeRO-3's
             if r.mode != "inference" and sharded and not owned and fit.gpus_needed and fit.gpus_needed > fit.num_gpus:
                 # "需要怎样的配置才能全量微调": how many of these cards the job as asked takes (ZeRO-3 over them)
@@ -268,8 +269,17 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
                 context=r.context_tokens,
             )
             return
-    if capacity:
+    if capacity and not _context_overflows(turn, capacity):
         _four_bit_instead(w, turn, None, capacity)  # nothing squeezes on: what the card holds at 4 bits leads
+
+
+def _context_overflows(turn: Turn, capacity: float) -> bool:
+    """ "glm4-9b-1m 开到 1M 上下文，40G 的卡跑不起来": the weights fit the card and the long context's KV cache is what
+    does not, so a smaller model is no answer; the memory the context takes and the card that holds it are."""
+    sized = turn.own("memory", VramResult)
+    b = sized[0].breakdown_gib if sized else {}
+    weights, kv = b.get("weights", 0.0), b.get("kv_cache", 0.0)
+    return 0 < weights < capacity and kv > weights
 
 
 def _four_bit_holds(ctx: PlanContext, capacity: float, squeezes: bool) -> None:
@@ -285,6 +295,8 @@ def _four_bit_holds(ctx: PlanContext, capacity: float, squeezes: bool) -> None:
             return
     args = {"vram_gib": capacity, "num_gpus": 1, "mode": "inference", "precision": "q4_k_m", "with_finetune": False}
     ctx.add("cheaper_way", ToolName.LARGEST_MODEL, **args)
+    if resolve_precision(s.precision or "bf16").bits > 4.5:  # the asked model at 4 bits: the figure that falls short
+        ctx.add("cheaper_way", ToolName.ESTIMATE_VRAM, **vram_args(s.model_copy(update={"precision": "q4_k_m"})))
 
 
 def _four_bit_instead(w: Writer, turn: Turn, r: VramResult | None, capacity: float) -> bool:
@@ -302,6 +314,7 @@ def _four_bit_instead(w: Writer, turn: Turn, r: VramResult | None, capacity: flo
         turn.shown.add(i)
         top = way.examples[0]
         holds = dict(max_b=way.max_params_b, example=top.model, example_gib=top.per_gpu_gib, vram=capacity)
+        holds["four"] = _four_bit_need(w, turn)
         if r is None:
             w.say("capacity_way_below_2bit", **holds)
             return True
@@ -314,6 +327,24 @@ def _four_bit_instead(w: Writer, turn: Turn, r: VramResult | None, capacity: flo
         )
         return True
     return False
+
+
+def _count_line(w: Writer, r: VramResult, fit: GpuFit, owned: bool) -> None:
+    """ "单张3090能跑 GLM-130B 吗" at a 4-bit format already: how many of that card it takes (up to a server), for a
+    card asked about, not one the user owns (their cards stay the hardware: the ways that fit them follow)."""
+    needed = fit.gpus_needed or 0
+    low = r.mode == "inference" and resolve_precision(r.precision).bits <= 4.5
+    if low and not owned and fit.num_gpus < needed <= 8:
+        w.say("not_fits_here_count", needed=needed, gpu=fit.gpu, each=fit.per_gpu_gib_needed or 0)
+
+
+def _four_bit_need(w: Writer, turn: Turn) -> str:
+    """ "34B on 12 GB": what the asked model takes at 4 bits (_four_bit_holds sized it), said beside the no."""
+    for i, r in turn.own_indexed("cheaper_way", VramResult):
+        if r.fit is None and r.precision == "q4_k_m" and i not in turn.shown:
+            turn.shown.add(i)
+            return w.t("capacity_way_four_bit_need", need=r.per_gpu_gib)
+    return ""
 
 
 def _mixed_verdict(w: Writer, r: VramResult, fit: GpuFit) -> None:
@@ -377,6 +408,9 @@ def hardware_lines(
             vram=r.fit.capacity_gib,
             pool=_pool(w, r),
         )
+        from assistant.capabilities.speed_lead import lead_speed  # speed.py builds on this module
+
+        lead_speed(w, turn, r)  # "and how fast?": the speed of the way that fits, second
     # "2 × 4090 + 512 GB DDR4": it runs from RAM at N tokens/s leads, the GPU-only verdict follows
     led = way is not None or _ram_lead(w, turn)
     if led and after_lead is not None:
@@ -398,10 +432,15 @@ def _ram_lead(w: Writer, turn: Turn) -> bool:
     """When the user described their RAM and the model runs from it (llama.cpp layers or MoE experts in RAM), that
     is the answer to "does it run / how fast on my machine": it leads, with its tokens/s."""
     from assistant.capabilities.offload import offload_lines
+    from assistant.capabilities.speed_lead import asked
     from tools.offload import OffloadResult
 
     s = turn.plan.scenario
-    if not (s.ram_gib or turn.parsed.ram_plenty or s.offload_engine):  # ktransformers: RAM is the plan
+    # ktransformers: RAM is the plan; "how fast on my 3090?" of a model no format fits: the speed from RAM answers it
+    # (on the user's own card; a card they might buy answers with its memory verdict first)
+    p = turn.parsed  # one card named and owned ("I have a 3090"), not "I have a 3050, might buy a 4090"
+    own_speed = asked(turn) and p.owns_hardware and p.owned_gpu is None and len(set(p.gpu_mentions)) <= 1
+    if not (s.ram_gib or turn.parsed.ram_plenty or s.offload_engine or own_speed):
         return False
     named = turn.parsed.precision  # "非量化版本能跑吗": a split in another format answers a different question
     for i, o in turn.results(OffloadResult):
@@ -606,6 +645,7 @@ class Memory(Capability):
     def render(self, w: Writer, turn: Turn) -> None:
         from assistant.capabilities.card_needed import card_lines, parts_summary
         from assistant.capabilities.fewer_four_bit import fewer_at_four_bit
+        from assistant.capabilities.inference_split import split_how
 
         if turn.parsed.context_from_name:  # "glm-4-9b-chat-1m": the 1M variant's context is its own, not too long
             for r in turn.results(VramResult):
@@ -624,6 +664,7 @@ class Memory(Capability):
                 sized_lines(w, results, capacity, detail=last)
             fewer_at_four_bit(w, turn, results[0])
             card_lines(w, turn, results[0])
+            split_how(w, turn)  # "两张卡显存能合起来用吗": how the engine splits it over them
         _vision_tower(w, turn)
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:

@@ -80,7 +80,7 @@ class NamedCards(Capability):
     def plan(self, ctx: PlanContext) -> None:
         if not ctx.calls:
             return  # nothing is answered this turn (a question back to the user)
-        cards = _catalog_cards(ctx.parsed.gpu_mentions)
+        cards = _catalog_cards([*ctx.parsed.gpu_mentions, *filter(None, [ctx.parsed.replaced_gpu])])
         skipped = [g for g in cards if not any(_in_args(c.args, g) for c in ctx.calls)]
         if skipped and len(cards) <= MAX_PLACED * 2:
             ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(ctx.scenario, skipped[:MAX_PLACED]))
@@ -89,7 +89,7 @@ class NamedCards(Capability):
         return False  # a card placed in passing is not the one the conversation is about
 
     def active(self, turn: Turn) -> bool:
-        return bool(turn.parsed.gpu_mentions) and bool(turn.outcomes)
+        return bool(turn.parsed.gpu_mentions or turn.parsed.replaced_gpu) and bool(turn.outcomes)
 
     def render(self, w: Writer, turn: Turn) -> None:
         text = w.text()
@@ -98,7 +98,7 @@ class NamedCards(Capability):
             for row in result.gpus:
                 rows.setdefault(row.id, row)
         placed = 0
-        for gpu_id in _catalog_cards(turn.parsed.gpu_mentions):
+        for gpu_id in _catalog_cards([*turn.parsed.gpu_mentions, *filter(None, [turn.parsed.replaced_gpu])]):
             row = rows.get(gpu_id)
             if row is None or named_in(text, gpu_id) or placed >= MAX_PLACED:
                 continue

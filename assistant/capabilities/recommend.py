@@ -17,7 +17,15 @@ from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
-from tools.advice import default_purpose, local_chat_model, persona_from_budget, team_shared_people, unstated_budget
+from tools.advice import (
+    batch_precision,
+    default_purpose,
+    is_batch_job,
+    local_chat_model,
+    persona_from_budget,
+    team_shared_people,
+    unstated_budget,
+)
 from tools.models import registry
 from tools.notes import Note, money, note
 from tools.prices import other_currency_rate, tco_defaults
@@ -95,6 +103,9 @@ def _workload(ctx: PlanContext) -> dict[str, Any]:
             workload["context_tokens"] = sized  # one story: the context the memory figure above was sized at
     if workload.get("engine") and not ctx.parsed.engine and ctx.previous.engine != s.engine:
         workload.pop("engine")  # the engine an old card needs (set this turn for it) is not the new card's
+    if workload.get("mode", "inference") == "inference" and is_batch_job(s.dataset_samples) and not s.precision:
+        # "3万张图片用 8B 多模态模型推理": a batch job over a dataset runs at a service's 16-bit, not a chat's 4-bit
+        workload["precision"] = batch_precision()
     return workload
 
 
@@ -353,6 +364,8 @@ class Recommend(Capability):
         size_range = turn.parsed.size_range if len(results) == 1 else None
         for r in results:
             recommend_lines(w, r, assumptions=False, size_range=size_range)
+        if results and results[0].sized_workload.mode == "inference" and is_batch_job(turn.parsed.dataset_samples):
+            w.say("batch_job_weights")  # "3万张图片": why 16-bit, and what sets a batch job's pace
         if results:  # the parts share the buyer, the fit rule and the prices: their assumptions are said once
             notes = list(dict.fromkeys(n.render(w.lang) for r in results for n in r.assumptions))
             w.bullets("assumptions_head", notes, limit=8 + 2 * (len(results) - 1))

@@ -112,8 +112,13 @@ class Rent(Capability):
             ctx.add(self.intent, ToolName.RENT_PROVIDERS, gpu=FREE_CARD, currency=currency, limit=1)
             return [FREE_CARD]
         # "what does pretraining a 1B model cost?": on a rented datacenter card and on a consumer one;
-        # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it
-        return list(PRETRAIN_CARDS) if ctx.parsed.pretrain else _cheapest_card_for(ctx.scenario)
+        # "微调 Qwen2.5-7B 租卡要花多少钱": on the cheapest rental that holds it, and on the datacenter card such runs
+        # are usually rented and published on ("how long does it take to train Vicuna-7B, and on what GPUs?": the
+        # A100 hours an expert quotes beside the cheapest card; the cheaper whole run still leads, job_lines)
+        if ctx.parsed.pretrain:
+            return list(PRETRAIN_CARDS)
+        cards = _cheapest_card_for(ctx.scenario)
+        return [*cards, PRETRAIN_CARDS[0]] if cards and PRETRAIN_CARDS[0] not in cards else cards
 
     def plan(self, ctx: PlanContext) -> None:
         s, parsed = ctx.scenario, ctx.parsed
@@ -230,11 +235,21 @@ class Rent(Capability):
     def records(self, tool: ToolName) -> bool:
         return tool == ToolName.RENT_PROVIDERS
 
+    def kept_args(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A training run priced on cards we chose still is the user's job: its model, method and dataset outlive
+        the example cards ("租卡微调 Qwen2.5-7B 要多少钱" then "一张4090能训吗": that fine-tune on a 4090)."""
+        if tool != ToolName.ESTIMATE_SPEED or args.get("mode") != "training":
+            return {}
+        keys = ("model", "params_b", "method", "dataset_samples", "sample_tokens", "epochs")
+        return {k: args[k] for k in keys if k in args}
+
     def phase(self, turn: Turn) -> int:
         """First when the price was asked before the sizing ("what does fine-tuning X cost?": the hourly price of
         the card it needs leads, the memory per method backs it)."""
         if owned_card(turn.parsed):
             return -3  # keep the owned card or rent: the verdict leads, what each card runs follows
+        if turn.parsed.asks_time and turn.parsed.rent_providers and job_speeds(turn, self.intent):
+            return -2  # "how long on a RunPod A100?": the run's hours at that provider's price answer it
         order = turn.plan.intents
         if "memory" in order and self.intent in order and order.index(self.intent) < order.index("memory"):
             return -2

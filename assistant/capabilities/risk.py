@@ -63,6 +63,8 @@ def _args(ctx: PlanContext, gpus: list[str]) -> dict[str, Any]:
         "owned": p.owns_hardware,
         "currency": s.currency or "USD",
     }
+    if (p.buy_or_rent == "buy" or p.used_market) and not p.owns_hardware:
+        args["buying"] = True  # "contemplating picking up M10s for training": the cards are not the user's yet
     vram = stated_vram(p, first)
     if vram:
         args["stated_vram_gib"] = vram

@@ -69,6 +69,9 @@ class RuledOutCard(Capability):
         if p.ruled_out_by == "price":
             w.say("ruled_out_price", name=out.name)
             return
+        if p.ruled_out_by == "capacity":
+            w.say("ruled_out_capacity", name=out.name, vram=out.vram_gib)
+            return
         if not (in_china(p) and out.cn_availability == "export_controlled"):
             w.say("ruled_out_market", name=out.name)
             return

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.memory import first_vram, hardware_lines, sized_lines, sizing_calls
+from assistant.capabilities.speed_lead import said
 from assistant.capabilities.workload import specs_args, speed_args, vram_args
 from assistant.strings import Writer
 from assistant.toolset import ToolName
@@ -170,6 +171,7 @@ class Speed(Capability):
             "sample_tokens": "sample_tokens",
             "training_tokens": "dataset_tokens",
             "epochs": "epochs",
+            "method": "mode",  # a training run's method is the job's (an inference call carries none)
         }
     }
     needs_model = True
@@ -188,11 +190,12 @@ class Speed(Capability):
         s = ctx.scenario
         if not s.gpu:
             ctx.need("need_gpu")
-        elif s.num_gpus is None:  # size the count first, then estimate speed on it
+        elif s.num_gpus is None and not ctx.parsed.owns_hardware:  # size the count first, then estimate speed on it
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s, 1))
             ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
             ctx.second_round.append(self.intent)
-        else:  # on the cards the user named: the memory verdict first (a speed only where the job fits)
+        else:  # on the cards the user named or owns ("I have a 3090": one): the memory verdict first (a speed only
+            # where the job fits)
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s))
             ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(s))
             ctx.second_round.append("cheaper_way")
@@ -202,6 +205,11 @@ class Speed(Capability):
 
     def render(self, w: Writer, turn: Turn) -> None:
         results = turn.own(self.intent, VramResult)
+        parts = {(r.model, r.mode): [r] for r in results}
+        if len(parts) > 1 and "fit" not in turn.plan.intents:  # "8B 32B 72B 的运行效率": each size, its speed
+            from assistant.capabilities.card_needed import parts_summary
+
+            parts_summary(w, turn, list(parts.values()))
         timed = [r for r in turn.own(self.intent, SpeedResult) if r.time_to_train_hours and runs(turn, r)]
         for r in timed[:1]:
             time_lead(w, r, count_said=bool(turn.parsed.num_gpus))  # "how long will it take": the hours lead
@@ -221,12 +229,15 @@ class Speed(Capability):
         first = bool(speeds) and not timed and alone and one
         for r in speeds if first else []:
             speed_lines(w, r, time_said=False, notes=False)
+        for i, r in turn.own_indexed(self.intent, SpeedResult) if first else []:
+            if runs(turn, r):
+                turn.shown.add(i)  # the speed that leads is said: no verdict repeats it
         if not hardware_lines(w, turn, results, detail=False):
             sized_lines(w, results)
         for r in speeds if first else []:
             speed_lines(w, r, line=False)  # the leading speed's assumptions, after the verdict that backs it
         for r in [] if first else speeds:
-            speed_lines(w, r, time_said=bool(timed))
+            speed_lines(w, r, time_said=bool(timed), line=not said(turn, r))
 
     def phase(self, turn: Turn) -> int:
         """A run far past a month on cards the user did not count, with the time asked: the cards that finish it in

@@ -366,7 +366,10 @@ def _counted(turn: Turn) -> list[VramResult]:
         and o.result.fit is not None
         and o.result.num_gpus > 1
     ]
-    return list({r.mode: r for r in reversed(rows)}.values())[::-1]
+    firsts: dict[str, VramResult] = {}  # each method's first estimate, in the order first sized: the asked one first
+    for r in rows:
+        firsts.setdefault(r.mode, r)
+    return list(firsts.values())
 
 
 def _count_lead(w: Writer, turn: Turn) -> None:
@@ -394,6 +397,9 @@ def _count_lead(w: Writer, turn: Turn) -> None:
         (items if agrees else others).append(item)
     if not items:
         return
+    p = turn.parsed
+    if p.symptom == "oom" and "vram" in p.topics_mentioned and asked <= n:
+        return  # "双卡4090 lora OOM，至少要多少显存": the asked job fits these cards; why it ran out leads, not a count
     key = "count_not_minimum" if asked < n else "count_is_minimum" if asked == n else "count_not_enough"
     sep = "；" if w.lang == "zh" else "; "
     w.say(key, n=n, gpu=gpu, items=sep.join(items))
@@ -529,6 +535,10 @@ class TrainingTime(Capability):
         s = turn.plan.scenario
         if not turn.parsed.asks_time:
             return 1  # a pretraining run's hours, not asked: they follow the memory verdict that was
+        # "全量和 LoRA 的显存占用以及训练时间", no card of theirs: each method's memory leads, the hours follow
+        asked = "vram" in turn.parsed.topics_mentioned and not turn.parsed.gpu_mentions
+        if asked and len(turn.parsed.modes_mentioned) >= 2:
+            return 1
         from tools.speed import SpeedResult
 
         if any(r.scale_out_gpus for r in turn.own(self.intent, SpeedResult)) and not turn.parsed.num_gpus:

@@ -340,9 +340,10 @@ def _carried_intents(parsed: ParsedQuery, previous: Scenario, intents: list[str]
         return list(previous.last_intents)
     named = parsed.model or parsed.params_b or parsed.model_family or parsed.unknown_model
     sized = set(previous.last_intents) & {"memory", "fit", "speed"} and (previous.model or previous.params_b)
-    if intents == ["capacity"] and not parsed.capacity_asked and not named and sized:
-        # "请问如果两张4090卡可以完成训练吗" after sizing a 7B: that 7B on the new cards, not what the cards train
-        return list(previous.last_intents)
+    if intents == ["capacity"] and not parsed.capacity_asked and not named:
+        same_job = _same_job_on_card(parsed, previous, bool(sized))
+        if same_job:
+            return same_job
     # "Colab Pro 可以满足本项目的需求吗？Colab Pro+太贵了" after a load that ran the RAM out: the model diagnosed
     # before, on the tier's GPU (its fit); a price word beside it keeps where to rent
     diagnosed = "diagnose" in previous.last_intents and (previous.model or previous.params_b)
@@ -354,6 +355,17 @@ def _carried_intents(parsed: ParsedQuery, previous: Scenario, intents: list[str]
     if _advice_on_same_job(parsed, previous, intents, sized):
         return list(previous.last_intents)
     return []
+
+
+def _same_job_on_card(parsed: ParsedQuery, previous: Scenario, sized: bool) -> list[str]:
+    """ "请问如果两张4090卡可以完成训练吗" after sizing a 7B: that 7B on the new cards, not what the cards train.
+    "一张A100可以训吗" after a fine-tune was priced ("租卡微调 Qwen2.5-7B 要多少钱"): whether the card holds that run
+    leads; the price is not asked again (a price word in the message keeps it)."""
+    model = previous.model or previous.params_b
+    priced = {"rent_where", "cost"} & set(previous.last_intents) and not parsed.topics_mentioned
+    if priced and model and parsed.gpu_mentions and (sized or previous.mode in _TRAINING_MODES):
+        return ["fit", *(i for i in previous.last_intents if i not in ("rent_where", "cost", "fit"))]
+    return list(previous.last_intents) if sized else []
 
 
 _LONGER_JOB = ("context_tokens", "sample_tokens", "batch")
@@ -416,7 +428,12 @@ def _capacity_answers(ctx: PlanContext, intent: str) -> bool:
     from my 8GB card?"), whose figure against the card leads (capabilities/stated_need.py)."""
     renting = intent == "fit" and "rent_where" in ctx.intents
     quoted = intent in ("fit", "offload") and bool(ctx.parsed.min_vram_gib)
-    return bool(ctx.scenario.gpu) and (renting or quoted)
+    # "全参微调要 42G 左右显存，两个 24G 显卡可以吗？": a training job's quoted need against the cards, named or by
+    # their size, leads (capabilities/quoted_need.py); what the cards train follows
+    training = ctx.scenario.mode in _TRAINING_MODES or ctx.parsed.fine_tune_unspecified
+    job_quoted = intent in ("memory", "fit") and bool(ctx.parsed.quoted_memory_gib) and training
+    cards = ctx.scenario.gpu or ctx.parsed.stated_capacity_gib
+    return (bool(ctx.scenario.gpu) and (renting or quoted)) or (bool(cards) and job_quoted)
 
 
 def _model_label(model: str) -> str:
@@ -461,6 +478,7 @@ def _make_plan(parsed: ParsedQuery, previous: Scenario) -> Plan:
         "sli_no_pool",  # "1080ti sli": SLI pools no memory (understanding/sli.py)
         "fine_tune_base",  # "Zephyr", "Dolly v2": sized as the base model (understanding/fine_tunes.py)
         "fine_tune_base_own_name",
+        "risk_modified_driver",  # "the 3060M with FrankenDriver": a driver not NVIDIA's (understanding/driver_mod.py)
     )
     ctx.notes += [n for n in parsed.notes if isinstance(n, Note) and n.code in tiers]
     asked = _unknown_name(parsed, intents)
@@ -542,7 +560,7 @@ _COMPANIONS = (
     "step_up",  # after what a small owned card runs: the card to buy next
 )
 # Question types that answer each model and each job a message names ("llama-2-7B & 70B", "微调与推理").
-_EVERY_PART = ("memory", "fit", "recommend")
+_EVERY_PART = ("memory", "fit", "recommend", "speed")
 _MAX_PARTS = 6  # "For all models: 7B, 7B-chat, 13B, 13B-chat, 70B, 70B-chat" is three sizes, each once;
 # a list of five models ("Llama-3.1-8B/70B/405B, Llama-3-8B/70B") is answered for each
 

@@ -20,18 +20,22 @@ import unicodedata
 from typing import Any
 
 from assistant.language import detect_language
+from assistant.understanding.accel_slower import _accel_slower
 from assistant.understanding.accelerators import _accelerator, _accelerator_intents
 from assistant.understanding.add_card import _adds_card
+from assistant.understanding.apps import _app_asked, _replaced_card
+from assistant.understanding.asked_count import _asked_count
 from assistant.understanding.bits_per_weight import _bits_per_weight
 from assistant.understanding.board_gpus import _general_count_of_board
 from assistant.understanding.card_counts import _card_counts
-from assistant.understanding.card_memory import _stated_card_memory
+from assistant.understanding.card_memory import _card_memory_intents, _stated_card_memory
 from assistant.understanding.ceiling import _size_ceiling
 from assistant.understanding.claims import _concepts, _cues, _quoted_numbers, _topics
 from assistant.understanding.closed_products import _closed_product_asked
 from assistant.understanding.dataset import _dataset
+from assistant.understanding.driver_mod import _driver_mod
 from assistant.understanding.engine import _engine
-from assistant.understanding.fine_tunes import _fine_tune
+from assistant.understanding.fine_tunes import _fine_tune, _fine_tune_made
 from assistant.understanding.focus import _focus
 from assistant.understanding.free_compute import _free_compute
 from assistant.understanding.hardware import _catalog_vram, _gpus, _min_vram, _stated_capacity
@@ -42,11 +46,13 @@ from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, 
 from assistant.understanding.mac_memory import _mac_without_chip
 from assistant.understanding.mac_studio import _mac_memory_no_floor, _mac_studio_config
 from assistant.understanding.machine import _machine
+from assistant.understanding.memory_pair import _memory_pair, _version_in_use
 from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
 from assistant.understanding.notebook_tier import _notebook_tier
-from assistant.understanding.pcie import _pcie
+from assistant.understanding.pcie import _pcie, _pcie_capacity
 from assistant.understanding.power import _psu_question, _stated_psu
+from assistant.understanding.precedent import _precedent
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
 from assistant.understanding.requirements import (
     _drop_feature_precision,
@@ -56,6 +62,7 @@ from assistant.understanding.requirements import (
 )
 from assistant.understanding.ruled_out import _ruled_out
 from assistant.understanding.run_log import _run_log
+from assistant.understanding.scaling import _scaling
 from assistant.understanding.server_nodes import _server_nodes
 from assistant.understanding.sharers import _sharers
 from assistant.understanding.size_list import expand_size_lists
@@ -63,11 +70,14 @@ from assistant.understanding.size_range import _size_range
 from assistant.understanding.sized_cards import _several_of_size, _sized_cards
 from assistant.understanding.sli import _sli
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
+from assistant.understanding.spoken_units import written_gb
 from assistant.understanding.stated_need import _need_against_card, _stated_need
+from assistant.understanding.switch_to import _switch_to
 from assistant.understanding.symptoms import _measured, _symptoms
 from assistant.understanding.text import _MAX_CHARS, _clean, _names_masked, _State, _Text, weights_file_folders
 from assistant.understanding.unique_size import _unique_size
 from assistant.understanding.upgrade_pick import _upgrade_pick
+from assistant.understanding.upgrade_symptom import _upgrade_for_symptom, _upgrade_when_owned_falls_short
 from assistant.understanding.usage import _per_minute_price, _usage
 from assistant.understanding.visible_gpus import visible_gpus
 from assistant.understanding.vision_train import _vision_training
@@ -118,6 +128,8 @@ def looks_like_injection(text: str) -> bool:
 # in Chinese, reads as the English name ("deepseek distill qwen-32B")
 _GLUED_DISTILL = re.compile(r"(?<=[A-Za-z0-9])\s*蒸馏版?的?\s*(?=[A-Za-z])")
 # "Qwen 3.5. 122B": a version number, a stray period, then the size: one name ("Qwen 3.5 122B")
+# "ds v3", "DS-R1 671B", "dsr1": DeepSeek's models by the short name Chinese threads use
+_DEEPSEEK_SHORT = re.compile(r"(?<![A-Za-z0-9])ds[\s-]?(?=(?:v[23](?:\.\d)?|r1)(?![0-9a-z]))", re.I)
 _VERSION_PERIOD_SIZE = re.compile(r"(?<![\d.])(\d\.\d)\.\s+(?=\d+(?:\.\d+)?\s*b\b)", re.I)
 # "Mac mini M4 16+256B", "16+512G": a machine's memory + its SSD; the memory is the first number
 _MEMORY_PLUS_DISK = re.compile(
@@ -132,8 +144,10 @@ def _parse(text: Any) -> ParsedQuery:
     norm = unicodedata.normalize("NFKC", original[: 4 * _MAX_CHARS])
     norm = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", norm)
     norm = _GLUED_DISTILL.sub(" distill ", norm)
+    norm = _DEEPSEEK_SHORT.sub("deepseek-", norm)
     norm = _VERSION_PERIOD_SIZE.sub(r"\1 ", norm)
-    norm = expand_size_lists(_MEMORY_PLUS_DISK.sub(r"\1GB", norm))  # and "llama7/13/70b": one model per size
+    # and "llama7/13/70b": one model per size; "24 gigs", "a 12 gig card": "24GB", "12GB"
+    norm = written_gb(expand_size_lists(_MEMORY_PLUS_DISK.sub(r"\1GB", norm)))
     # one space (or newline) per whitespace run: patterns stay linear on "4090" + 2,000 spaces
     norm = re.sub(r"\s+", lambda m: "\n" if "\n" in m.group(0) else " ", norm)[:_MAX_CHARS]
     # a commented-out argument in pasted code ("#load_in_4bit=True,") is not a setting the user runs with
@@ -146,6 +160,7 @@ def _parse(text: Any) -> ParsedQuery:
     for step in (
         _run_log,  # a pasted log's speeds, layers and OOM message: no dataset, context or size reads them
         _software,  # engine names first: "llama.cpp" is no model, "vLLM" no GPU
+        _precedent,  # "since it was able to run Llama2 70B on a 24 GB GPU, ...": someone else's result, not the ask
         _kv_dtype,
         _bits_per_weight,  # "4.65bpw", "3.5 bits per weight": before "4 bit" in "3.4 bit" reads as int4
         _precision,
@@ -191,6 +206,9 @@ def _parse(text: Any) -> ParsedQuery:
     # Then words over the whole message.
     _workload_words(st)
     _card_counts(st)  # "单卡、双卡、四卡 4090": each count asked side by side
+    _memory_pair(st)  # "4060 Ti 8G 和 16G", "V100 16G/32G": both versions of the card are asked about
+    _version_in_use(st)  # "4060TI占用14.3G显存": more than its 8 GB version holds, so the 16 GB one
+    _asked_count(st)  # "runs on 4x4090 ... would 3 4090s be enough?": the count asked about
     _several_of_size(st)  # "单卡只有16GB显存，可以调用多张显卡吗": how many cards of that size
     _engine(st)
     _training_options(st)
@@ -220,12 +238,23 @@ def _parse(text: Any) -> ParsedQuery:
     for after_intents in (
         _psu_question,  # "is my 1000W PSU enough for two 3090s?": the build plan answers
         _accelerator_intents,  # "MTT S80 能跑大模型吗": the biggest model its memory holds
+        _card_memory_intents,  # "can used for 5090d v2 24G ?": what the memory the user gives holds
+        _accel_slower,  # "910B 比 A100 慢 2-3 倍": the stack, not the chip, leads; nothing to size without a model
         _need_against_card,  # "requirement: 20GB, will my 3080 work?": the card against the need, not its specs
         _adds_card,  # "I have a 3090; add a 5060 Ti or a 5090?": the others join the owned card
         _upgrade_pick,  # "I have a 3070 8GB, suggest a GPU for the best price/performance": the step up leads
+        _upgrade_for_symptom,  # "on a 3050, 70B is painfully slow: would buying a 4090 help?": the 4090 for the job
+        _upgrade_when_owned_falls_short,  # "my 3060 can't handle 32b, would a 3090?": the 3090 for the job
         _sli,  # "1080ti sli": SLI pools no memory for compute, said once
         _vision_training,  # "训练 DeepLab，3090 够吗": a vision network's card, not the LLMs the card tunes
+        _app_asked,  # "IndexTTS：12g显存够吗", "16GB ok for Gaussian Splatting?": the application's memory need
+        _replaced_card,  # "之前的v100不适用，想换卡：3080 还是 5060ti": the card replaced, named once
+        _switch_to,  # "I have a P4 and would like to change it to a V100": the new card, no comparison
+        _driver_mod,  # "the 3060M 12GB with FrankenDriver": the driver is no NVIDIA's, said beside the answer
+        _pcie_capacity,  # "dual 4090 rig: x16 + x4 or x8/x8?": what the cards hold together, after the link
         _closed_product_asked,  # "run GPT-4 on my 3060": a hosted service, what the card runs instead
+        _scaling,  # "双卡吞吐达不到单卡两倍", "TP=8 only 1.5x": replicas against a wider tensor-parallel group
+        _fine_tune_made,  # "[codealpaca] How long did it take?": a named fine-tune's own training time
     ):
         after_intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted

@@ -13,6 +13,12 @@ from assistant.understanding.text import _GpuSpan
 _TOGETHER = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:\+|＋|加上?|plus|along with|together with)", re.I)
 
 
+# "4060 8G 够不够？还是上 4060ti 16g", "is a 3060 enough, or should I get a 3090?": the next question offers the other
+_OR_NEXT = re.compile(
+    r"^[^。.!！]{0,16}?[?？,，]\s*(?:还是|或者|\bor\b)\s*(?:直接|干脆|should i |do i |shall i )?"
+    r"(?:上|买|换|选|入|get|go with|buy|take)?\s*(?:一张|一块|a |an |the )?\s*$",
+    re.I,
+)
 _ALTERNATIVE = re.compile(r"^[^,，;；。.?？!！]{0,24}?(?:或者|或是|或|还是|\bor\b|\bvs\.?|versus|/)", re.I)
 
 
@@ -73,7 +79,33 @@ def someone_else(before: str) -> bool:
 
 def _owns(words: str) -> bool:
     m = _owns_word().search(words)
-    return m is not None and not _SUPPOSED.search(words[: m.start()]) and not someone_else(words[: m.start()])
+    if m is None or _OPTIONS_BEFORE.search(words[m.start() :]):
+        return False  # "我现在有两个选项，3080": options the user has, not a card
+    return not _SUPPOSED.search(words[: m.start()]) and not someone_else(words[: m.start()])
+
+
+# "我现在有两个选项，3080，还有5060ti", "considering two options: ...", "deciding between a 4090 and a 5090": the cards
+# that follow are the options of a choice; "这两个哪个更适合", "which of these two would you recommend" after them
+_OPTIONS_BEFORE = re.compile(
+    r"(?:[两二三几23]\s*个|\btwo|\bthree|\ba few)\s*(?:选项|选择|方案|候选|options?|choices?|candidates?)"
+    r"|(?:options?|choices?|candidates?)\s*(?:are|is)?\s*[:：]|\bconsidering\b"
+    r"|\b(?:deciding|choosing|choose|torn) between\b",
+    re.I,
+)
+_WHICH_OF_THE_TWO = re.compile(
+    r"(?:这|那)\s*(?:两|三|2|3|几)\s*(?:个|张|款|块)?\s*(?:显卡|卡|gpu)?\s*(?:里|中|之中)?\s*(?:哪|谁)"
+    r"|\bwhich of (?:them|these two|those two|the two|these|those)\b(?!\s+(?:models?|sizes?|llms?))",
+    re.I,
+)
+
+
+def weighed(view: str, known: list[_GpuSpan]) -> bool:
+    """Two or more different cards named as the options of a choice: an options word before the first ("两个选项",
+    "considering"), or "which of these two" after the last; not one machine's cards nor the user's own."""
+    if len({s.value for s in known if s.value}) < 2:
+        return False
+    before = view[max(0, known[0].start - 40) : known[0].start]
+    return bool(_OPTIONS_BEFORE.search(before) or _WHICH_OF_THE_TWO.search(view[known[-1].end :]))
 
 
 # Ownership written after the card: "Got a 4090 already, ...", "a 4090 I already own", "4090 我已经有了",
@@ -124,8 +156,10 @@ def together(view: str, known: list[_GpuSpan]) -> bool:
     """Two different cards joined by "+" / "加" / "plus" ("1张RTX5000ADA 32G+1张V100 32G"), or by "and" / "和"
     after an ownership word ("I have two GPUs: an RTX 3090 and a 2060", "我有一张3090和一张3060"): one machine's
     cards, not alternatives to weigh."""
-    if any(_each_measured(view, a, b) for a, b in itertools.pairwise(known)):
-        return False  # each card measured on its own ("both do 60+ t/s"): separate runs
+    if any(_each_measured(view, a, b) for a, b in itertools.pairwise(known)) or weighed(view, known):
+        return False  # each card measured on its own ("both do 60+ t/s"), or the options of a choice
+    if len(known) > 1 and _which_of_them(view[known[1].end :]):
+        return False  # "手上两张卡：A4000 和 2080Ti，哪张跑得快": the owned cards weighed against each other
     if _joined(_TOGETHER, view, known):
         return True
     for a, b in itertools.pairwise(known):
@@ -186,6 +220,28 @@ def priced_out(view: str, spans: list[_GpuSpan]) -> str | None:
     return next(iter(out)) if len(out) == 1 and len(values - out) >= 1 else None
 
 
+# "我之前的v100，不适用，我正想更换显卡", "my old 1080 Ti is no longer supported, so I'm replacing it": the card being
+# replaced is no option of the choice that follows
+_UNFIT_AFTER = re.compile(
+    r"^[^。.?？!！]{0,8}?(?:不适用|不支持了|已经不支持|不兼容|用不了了|被淘汰|淘汰了|太老了|太旧了"
+    r"|is no longer supported|(?:is|are) not supported any ?more|isn\W?t supported any ?more"
+    r"|no longer works|doesn\W?t work any ?more"
+    r"|(?:is|are) too old|is unsupported)",
+    re.I,
+)
+_REPLACING = re.compile(r"更换|换(?:掉|一?张|个|新)?(?:显卡|卡)|\breplac(?:e|ing)\b|\bupgrad(?:e|ing) from\b", re.I)
+
+
+def replaced(view: str, spans: list[_GpuSpan]) -> str | None:
+    """Of three or more different cards, the one said to no longer work in a message about replacing it: not an
+    option to weigh (the others are)."""
+    values = {s.value for s in spans if s.value}
+    if len(values) < 3 or not _REPLACING.search(view):
+        return None
+    out = {s.value for s in spans if s.value and _UNFIT_AFTER.search(view[s.end :])}
+    return next(iter(out)) if len(out) == 1 else None
+
+
 def listed_total(counts: dict[str, int], mentions: list[str]) -> str | None:
     """The card whose count is the machine's total before a list of different cards ("two GPUs: an RTX 3090 and a
     2060" reads 2 before the 3090): the only count stated, equal to the number of cards listed."""
@@ -198,7 +254,7 @@ def listed_total(counts: dict[str, int], mentions: list[str]) -> str | None:
 def alternative(view: str, known: list[_GpuSpan]) -> bool:
     """Two different cards joined by "或者" / "or" / "vs": options to weigh; or a second card asked after the first
     in the same message ("2080ti 能跑吗，3060 呢", "can a P40 run it? what about a 3060?")."""
-    if _joined(_ALTERNATIVE, view, known):
+    if _joined(_ALTERNATIVE, view, known) or _joined(_OR_NEXT, view, known) or weighed(view, known):
         return True
     if _WHICH.search(view) and _joined(_LINE_LIST, view, known):
         return True  # "which GPU works best?\nNVIDIA RTX 4060\nJetson Orin 16GB": the candidates, one per line
@@ -224,6 +280,29 @@ def _comma_listed(view: str, known: list[_GpuSpan]) -> bool:
 # cards listed one per line (a bullet allowed) after a "which" question: options to weigh, not one machine's cards
 _LINE_LIST = re.compile(r"^[ \t]*\n[\s\-*•·]*$")
 _WHICH = re.compile(r"\bwhich\b|哪(?:个|张|款|块|一个|种)", re.I)
+# "which of them is faster" after the cards ("哪张跑得快", "谁更强", "which one is faster"): one card against the other
+_WHICH_OF_THEM = re.compile(
+    r"(?:哪一?(?:张|块|个)|谁|\bwhich(?:\s+(?:one|card|gpu))?(?:\s+(?:is|would be|runs?|will be))?)\s*(?:卡|显卡)?\s*"
+    r"(?:会)?\s*(?:跑得|跑起来|用起来|跑)?\s*(?:更|比较)?\s*(?:快|慢|强|faster|slower|better|stronger|quicker)",
+    re.I,
+)
+
+
+def _which_of_them(after: str) -> bool:
+    """A question weighing the cards named before; not an English relative clause after a comma ("ollama splits
+    the load among both, which is slower": a report about the pair, not a choice between them)."""
+    return any(not _relative(after, m) for m in _WHICH_OF_THEM.finditer(after))
+
+
+def _relative(after: str, m: re.Match[str]) -> bool:
+    """ ", which is slower." (no "one" / "card", the sentence not a question): a clause about what came before."""
+    if not re.match(r"which\s+(?:is|would|will|runs?)\b", m.group(0), re.I):
+        return False
+    sentence_end = re.search(r"[.!?。！？]", after[m.end() :])
+    asked = sentence_end is not None and sentence_end.group(0) in "?？"
+    return after[: m.start()].rstrip().endswith(",") and not asked
+
+
 _WHAT_ABOUT = re.compile(r"(?:what|how) about|换成|换个", re.I)
 _NE = re.compile(r"^\s*(?:的话)?\s*呢")
 

@@ -54,3 +54,13 @@ def _stated_card_memory(st: _State) -> None:
     q.gpu_counts = {}
     q.stated_capacity_gib = memory
     q.notes.append(note("card_memory_stated", gpu=spec.name, vram=memory, catalog_vram=spec.vram_gib))
+
+
+def _card_memory_intents(st: _State) -> None:
+    """ "can used for 5090d v2 24G ?", "5090D v2 24G 能用吗": the card with the memory the user gives and nothing else
+    asked: what that memory holds answers it (card_memory_stated says which card it is sized as)."""
+    q = st.q
+    stated = any(getattr(n, "code", None) == "card_memory_stated" for n in q.notes)
+    if stated and not q.intents and not (q.model or q.params_b or q.unknown_model):
+        q.intents = ["capacity"]
+        q.enough_asked = True  # a yes/no question about the card: whether it does, then what it holds

@@ -36,7 +36,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     scale = f"(?P<u>{d['scale']})"
     tok = f"(?:{d['token_words']})"
     per = r"(?:is|of|=|:|：|约|大概|大约|about|around|roughly|probably|approximately|~|≈)?\s*"
-    sample_count = rf"(?P<v>{num})\s*{scale}?\s*\+?\s*(?:{d['sample_words']})"
+    sample_count = rf"(?P<v>{num})\s*{scale}?\s*\+?\s*(?:{d['sample_words']}|{d['item_words']})"
     return {
         "samples": _c(sample_count),
         # "数据100B tokens": a token count with its own unit is no sample count ("数据 100" then "B tokens")

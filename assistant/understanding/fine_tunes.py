@@ -63,3 +63,21 @@ def _fine_tune(st: _State) -> None:
         q.notes.append(note("fine_tune_base_own_name", typed=typed, base=base_name, other=other))
     else:
         q.notes.append(note("fine_tune_base", typed=typed, name=name, base=base_name, other=other))
+
+
+def _fine_tune_made(st: _State) -> None:
+    """ "[sahil280114/codealpaca] How long did it take? — Assuming 8xA100 80gb", "Zephyr 7B 当时训练花了多久": the time
+    asked of a fine-tune named by its own name, with no job and no serving word, is the time its fine-tuning takes
+    (the base trained on its data), not how fast the finished model answers."""
+    from assistant.understanding.lexicon import _lex, lexicon_raw
+
+    q = st.q
+    sizing = q.intents and set(q.intents) <= {"speed", "fit", "memory"}
+    if q.model_how != "read_as" or not q.asks_time or q.mode or q.jobs or not sizing:
+        return
+    past = re.search(lexicon_raw()["dataset"]["past_run_time"], st.t.text, re.I)
+    if not past or _lex().rx["mode_inference"].search(st.t.text):
+        return
+    q.fine_tune_unspecified, q.jobs = True, ["lora"]
+    if q.rent_providers and "rent_where" not in q.intents:
+        q.intents.append("rent_where")  # "Assuming Lambda Labs 8xA100": the run priced there (usage.py's rule)

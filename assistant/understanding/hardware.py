@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from assistant.understanding.card_counts import first_general_count
-from assistant.understanding.card_joins import alternative, listed_total, priced_out, someone_else, together
+from assistant.understanding.card_joins import alternative, listed_total, priced_out, replaced, someone_else, together
 from assistant.understanding.card_names import family_named_plainly, fix_typos
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.machine import acquired_words, memory_said_later
@@ -138,7 +138,9 @@ _MEMORY_AFTER = re.compile(
 # a Ti / Super suffix on a card number the catalog knows without it ("4090ti", "RTX 4080 Ti", "3090 super")
 _UNSOLD_SUFFIX = re.compile(r"^(?P<base>.*\d{3,4})\s*-?\s*(?:ti|super)$", re.I)
 
-_MEMORY_BEFORE = re.compile(r"(?<![0-9.])(\d{1,3})\s*(?:gb|g)\s*(?:的\s*)?$", re.I)
+_MEMORY_BEFORE = re.compile(
+    r"(?<![0-9.])(\d{1,3})\s*(?:gb|g)\s*(?:版本?)?(?:的\s*|(?:version|variant|model) of (?:the |an? |my )?)?$", re.I
+)
 
 
 # the catalog's own way of naming a Mac: "Apple M3 Max (14-core CPU / 30-core GPU, 96GB)"
@@ -157,7 +159,7 @@ def _never_sold(st: _State, core: str, hit: _GpuHit) -> _GpuHit:
 
 def _sized_elsewhere(view: str, start: int, end: int, gpu_id: str) -> str | None:
     """The variant with the memory said before the name ("a single 16GB V100", "8gb rtx 3060"), or a Mac's after."""
-    before = _MEMORY_BEFORE.search(view[max(0, start - 12) : start])
+    before = _MEMORY_BEFORE.search(view[max(0, start - 28) : start])  # "the 8gb version of the 3060" too
     if before and (other := _variant_with_memory(gpu_id, g := float(before.group(1))) or _mod_with_memory(gpu_id, g)):
         return other
     return _apple_with_memory(gpu_id, memory_said_later(view, end))
@@ -165,7 +167,7 @@ def _sized_elsewhere(view: str, start: int, end: int, gpu_id: str) -> str | None
 
 def _memory_after(view: str, end: int) -> re.Match[str] | None:
     """ "Mac Studio with 192GB": a unified-memory size right after an Apple machine's name."""
-    return _MEMORY_AFTER.match(view[end : end + 16]) or _MEMORY_IN_DESCRIPTION.match(view[end : end + 48])
+    return _MEMORY_AFTER.match(view[end : end + 24]) or _MEMORY_IN_DESCRIPTION.match(view[end : end + 48])
 
 
 @cache
@@ -263,7 +265,7 @@ def _gpus(st: _State) -> None:
         st.t.take(span.start, span.end)
         st.name_spans.append((span.start, span.end))
     st.gpus = spans
-    priced = priced_out(view, spans)  # "4090太贵了，2080ti 能跑吗": the card ruled out by price is not asked about
+    priced = priced_out(view, spans) or replaced(view, spans)  # "4090太贵了", "之前的v100不适用": not asked about
     known = [s for s in spans if s.value and s.value != priced]
     st.q.gpu_mentions = list(dict.fromkeys(s.value for s in known if s.value))
     for s in known:
@@ -282,8 +284,8 @@ def _gpus(st: _State) -> None:
     main = main or (known[0] if known else None)  # "把 4090 换成 A100" -> A100; otherwise the first named
     if main:
         st.q.gpu = main.value
-        if main.count:
-            st.q.num_gpus = main.count
+        if main.count:  # the count of the card switched to wins ("单卡A100 7秒，换成8张A100 40秒")
+            st.q.num_gpus = st.q.gpu_counts[main.value] = main.count
     unknown = next((s for s in spans if not s.value), None)
     if unknown:
         st.q.unknown_gpu = unknown.text

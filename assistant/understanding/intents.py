@@ -75,7 +75,7 @@ def _intents(st: _State) -> None:
         out = {"out_of_scope": pos["out_of_scope"]}  # "推荐一部电影": a generic "recommend" about a film
     elif not out and not q.has_slots() and "help" in pos:
         out["help"] = pos["help"]
-    whole = q.owns_hardware and q.gpu_mentions and (q.model or q.params_b)  # "我有块4060Ti，换成4090跑 X 值不值"
+    whole = (q.owns_hardware or q.symptom) and q.gpu_mentions and (q.model or q.params_b)  # "换成4090跑 X 值不值"
     if q.is_followup and not _explicit_intent(pos) and not (whole and out):
         out = {}  # a bare follow-up ("那用两张卡呢"): the planner keeps the previous turn's intents
     q.intents = sorted(out, key=lambda k: out[k])
@@ -167,10 +167,11 @@ def _capacity_intent(st: _State, out: dict[str, int], seen: _Seen) -> None:
     q = st.q
     unnamed = not (q.model or q.params_b or q.unknown_model or q.model_family or q.symptom)
     about_memory = set(q.asks) <= {"vram"} and not q.claims  # "能不能用 MIG 切分" asks about the card's features
-    if "capacity" not in out and "fit" in out and seen.has_gpu and unnamed and about_memory:
-        # "Will it run on 3080 16GB?", "4090 能跑吗" naming no model: what the card holds answers it (a follow-up
-        # after a model was sized keeps that model: planner/plan.py _carried_intents)
-        out["capacity"] = out.pop("fit")
+    sized = [k for k in ("fit", "memory") if k in out and ((k == "fit" and seen.has_gpu) or q.stated_capacity_gib)]
+    if "capacity" not in out and sized and unnamed and about_memory:
+        # "Will it run on 3080 16GB?", "4090 能跑吗", "what can my 6GB card / RTX 3060 laptop run" naming no model: what
+        # the card holds answers it (a follow-up after a model was sized keeps it: planner/plan.py _carried_intents)
+        out["capacity"] = min(out.pop(k) for k in sized)
         q.enough_asked = True
     if "capacity" not in out:
         return
@@ -234,8 +235,8 @@ def _training_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen
         # "what does it cost to fine-tune X": the cheapest rental that holds the job leads, by the hour; not when
         # the user asks which hardware to buy or build ("best CPU and GPU for training and inference, considering
         # cost-efficiency", "自配服务器，考虑性价比怎么选"): the price is then how the cards are ranked
-        if priced and not {"recommend", "build"} & set(out):
-            out["rent_where"] = out["memory"] - 1
+        if priced and not {"recommend", "build"} & set(out):  # memory asked in words ("显存占用…成本") leads
+            out["rent_where"] = out["memory"] + (1 if "memory" in pos else -1)
     if "compare" in out and "compare_strong" not in pos and seen.n_gpus == 1 and seen.has_model:
         # "how to configure LoRA / QLoRA for Qwen3-30B-A3B on a single 3090": the job on the card, the method
         # that fits it (fit, then cheaper.py), not a table of options that adds cards the user does not have

@@ -38,7 +38,13 @@ def _laptop_card(st: _State) -> None:
     laptop = _laptop_memory(span.value or "")
     if laptop is None or not _word().search(near):
         return
-    sizes = [float(m.group(1)) for m in _SIZE.finditer(near)]
+    # the size may be written beside a later mention of the same card ("the 3060M ... the 3060M 12GB")
+    sizes = [
+        float(m.group(1))
+        for s in st.gpus
+        if s.value == span.value
+        for m in _SIZE.finditer(text[max(0, s.start - _NEAR) : s.end + _NEAR])
+    ]
     memory = sizes[0] if sizes else laptop
     desktop = catalog().get(span.value or "")
     if desktop is None or abs(desktop.vram_gib - memory) < 0.5:
@@ -51,7 +57,7 @@ def _laptop_card(st: _State) -> None:
     from tools.notes import note
 
     name = re.sub(r"^NVIDIA\s+(?:GeForce\s+)?", "", desktop.name)
-    name = re.sub(r"\s+\d+\s*GB$", "", name)  # "RTX 3060 12GB" -> "RTX 3060"
+    name = re.sub(r"\s+\(?\d+\s*GB\)?$", "", name)  # "RTX 3060 12GB", "RTX 3080 (10GB)" -> "RTX 3060"
     q.notes.append(
         note("laptop_gpu_memory", gpu=name, vram=memory, desktop=desktop.name, desktop_vram=desktop.vram_gib)
     )

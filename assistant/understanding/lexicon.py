@@ -203,7 +203,7 @@ def _compile_names(lex: _Lexicon) -> None:
     condition = f"(?:{g['condition_words']})"
     rx["count_before"] = _c(
         f"{machines}(?:{count}|(?P<w>{count_words})\\s*(?:卡)?)\\s*(?:卡|显卡)?\\s*(?:{condition}\\s*)?(?:的\\s*)?"
-        f"(?:(?:{g['card_size']})\\s*|(?<=[张块个片卡\\s])\\d{{2,3}}\\s+)?$"  # "8*24G A10G", "三张24 3090": memory
+        f"(?:(?:{g['card_size']})\\s*|(?<=[张块个片卡\\s])\\d{{2,3}}\\s+)?(?:[(（]\\s*)?$"  # "8*24G A10G", "8*(v100"
     )
     after_cls = g["count_after_classifiers"]
     # "4090×2", "A100 8卡", "RTX4090 24Gx2张", "A100（40G）× 4" (the card's memory before the count)

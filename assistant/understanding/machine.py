@@ -153,7 +153,9 @@ def engine_default_model(st: _State) -> None:
     from tools.offload import memory_table
 
     q = st.q
-    if q.offload_engine and not (q.model or q.params_b is not None or q.unknown_model or q.model_family):
+    # "[ktransformers] 4080S 16G 内存64G 能跑多少B的模型": the biggest model the machine holds, not the tutorial's
+    ceiling = bool(_lex().intent_rx["capacity"].search(st.t.text))
+    if q.offload_engine and not (q.model or q.params_b is not None or q.unknown_model or q.model_family or ceiling):
         q.model = memory_table()["offload_engines"][q.offload_engine]["model"]
         q.model_how = "engine_default"
         q.models_mentioned = [q.model]
@@ -184,7 +186,8 @@ def memory_said_later(view: str, end: int) -> float:
 
 # a buy word before a card, in the same clause ("I might buy an RTX 4090", "想入手一张 4090", "upgrade to a 5090")
 _BUY_BEFORE = re.compile(
-    r"(?:\bbuy(?:ing)?|\bget(?:ting)?|\bpurchas(?:e|ing)|\border(?:ing)?|\bupgrad(?:e|ing) to|买|入手|换|升级到?|添置)"
+    r"(?:\bbuy(?:ing)?|\bget(?:ting)?|\bpurchas(?:e|ing)|\border(?:ing)?|\bupgrad(?:e|ing) to"
+    r"|\bchang(?:e|ing)(?: it)? to|\bswitch(?:ing)?(?: it)? to|\breplac(?:e|ing) it with|买|入手|换|升级到?|添置)"
     r"[^,，;；。.?？!！]{0,14}$",
     re.I,
 )

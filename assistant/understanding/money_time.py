@@ -205,4 +205,12 @@ def _is_money(st: _State, m: re.Match[str], unit: str) -> bool:
         return True
     if unit in ("万", "千"):
         return bool(lex.rx["unit_only_after"].match(after))  # "10万条数据" is not money
+    if unit in ("w", "k") and st.q.language == "zh" and _spoken_amount(st.t.text, after):
+        return True  # "钱不多，1w以内能搞定吗", "预算有限 15k 左右"
     return unit in ("w", "k") and bool(lex.rx["budget_after"].match(after))
+
+
+def _spoken_amount(text: str, after: str) -> bool:
+    """A w/k amount followed by a limit word ("以内", "左右") in a message about money or buying."""
+    raw = _lex().raw["money"]
+    return bool(re.match(raw["spoken_amount_after"], after) and re.search(raw["spoken_amount_money"], text, re.I))

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from assistant.understanding.scaling import ScalingAsk
 
 if TYPE_CHECKING:
     from assistant.understanding.text import _State
@@ -47,7 +49,7 @@ _WIDTH = re.compile(
 _WORDS = {"one": 1, "single": 1, "two": 2, "four": 4, "eight": 8}
 
 
-class PcieLink(BaseModel):
+class PcieLink(ScalingAsk):
     """The slots of a PCIe-link question (a base of StatedPower: query.py is at its size limit)."""
 
     asks_pcie: bool = Field(
@@ -67,3 +69,12 @@ def _pcie(st: _State) -> None:
         raw = (m.group("n") or m.group("x")).lower()
         widths.append(_WORDS.get(raw) or int(raw))
     st.q.pcie_lanes = min(widths) if widths else None
+
+
+def _pcie_capacity(st: _State) -> None:
+    """ "a dual 4090 rig for ExLlama: 1x16 + 4 or 2x8 + 4?": several cards asked about with no model named: what they
+    hold together follows the link's answer (capabilities/pcie_lanes.py leads)."""
+    q = st.q
+    several = (q.num_gpus or 1) >= 2 and q.gpu is not None
+    if q.asks_pcie and several and not (q.model or q.params_b or q.unknown_model) and "capacity" not in q.intents:
+        q.intents = [*q.intents, "capacity"]

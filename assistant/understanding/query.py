@@ -7,9 +7,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assistant.language import Currency, Language
+from assistant.understanding.apps import AppNamed
 from assistant.understanding.job_cards import JobCards
 from assistant.understanding.power import StatedPower
-from assistant.understanding.ruled_out import RuledOut
 from tools.diagnose.schema import Symptom
 from tools.notes import Note
 
@@ -35,7 +35,7 @@ class RunLog(BaseModel):
     others_gib: float | None = Field(default=None, description="Memory on that card another process holds")
 
 
-class ParsedQuery(RuledOut, StatedPower, JobCards):
+class ParsedQuery(AppNamed, StatedPower, JobCards):
     """Slots read from one message; None / empty where the message does not say."""
 
     text: str

@@ -96,11 +96,29 @@ def _pair(text: str, spans: list[tuple[int, int, str]], mode: str | None, invert
             for a_start, a_end, a in cards:
                 if a_end > b_start or a == b or b_start - a_end > _WINDOW or a_start < line.start():
                     continue
+                if inverted and _ahead(text, a_end, b_start, b_end, line.end()):
+                    # "my M2 MacBook 比 T4 还快": a clearly stronger B said behind a weaker A; a stronger card said
+                    # faster ("H100 比 A100 快 1.3 倍") is what the hardware predicts, no report
+                    if _lead(mode, b, a) >= _CLEARLY:
+                        return b, a
+                    continue
                 if not _behind(text, a_end, b_start, b_end, line.end()):
                     continue
                 if (_lead(mode, a, b) >= _CLEARLY) if inverted else (_lead(mode, b, a) >= _AHEAD):
                     return a, b
     return None
+
+
+# "A 比(公司的) B (跑得)还快", "反而快": A ranked ahead of B with surprise, so B is the card behind ("why is X faster
+# than Y" without it often asks about a bottleneck, e.g. prompt processing, where the weaker card may lead)
+_THAN_AHEAD = re.compile(r"(?P<surprise>(?:还|反而|竟然|居然)\s*)?(?<![不没])比[^，。,比]{0,6}$")
+_FASTER_TAIL = re.compile(r"^[^，。,]{0,20}?(?P<surprise>还|反而|竟然|居然)?(?:要|更)?快(?!多少|几)")
+
+
+def _ahead(text: str, a_end: int, b_start: int, b_end: int, line_end: int) -> bool:
+    than = _THAN_AHEAD.search(text[a_end:b_start])
+    faster = _FASTER_TAIL.search(text[b_end:line_end]) if than else None
+    return bool(faster and (than.group("surprise") or faster.group("surprise")))
 
 
 def _behind(text: str, a_end: int, b_start: int, b_end: int, line_end: int) -> bool:

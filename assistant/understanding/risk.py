@@ -110,7 +110,8 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
         # "魔改2080ti 22G 值得买吗，跑 qwen2.5 32b 够吗": whether this card does the job, and its trap, answer it;
         # a shopping list of other cards does not
         out["fit" if q.model or q.params_b else "risk"] = min(out.pop("recommend"), out.get("fit", out["risk"]))
-    listed = q.gpus_alternative and len(set(q.gpu_mentions)) >= 2  # "which is best? 1080ti, 2080ti, 3080": a choice
+    # "which is best? 1080ti, 2080ti, 3080": a choice; "why aren't T4/K80/V100 supported?": each card's support
+    listed = q.gpus_alternative and len(set(q.gpu_mentions)) >= 2 and not q.asks_card_support
     if "compare" in out and pos.get("compare_strong") is None and pos.get("compare_weak") is None and not listed:
         # "Why are T4, K80, V100 not supported?": several cards named with no word choosing among them ask what is
         # wrong with each (the card verdicts), not which one wins

@@ -30,8 +30,10 @@ class RuledOut(BaseModel):
     ruled_out_gpu: str | None = Field(
         default=None, description="A card the user rules out beside the one asked about ('A100国内很难买到')"
     )
-    ruled_out_by: Literal["price", "market"] | None = Field(
-        default=None, description="Why: its price ('4090太贵了') or the market ('H100s are impossible to get')"
+    ruled_out_by: Literal["price", "market", "capacity"] | None = Field(
+        default=None,
+        description="Why: its price ('4090太贵了'), the market ('H100s are impossible to get') or its memory ('my "
+        "4090 can't handle 65B, so a 96GB MacBook?')",
     )
 
 

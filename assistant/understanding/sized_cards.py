@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
 from assistant.understanding.patterns import _c
 from assistant.understanding.text import _State
@@ -25,8 +26,11 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     # "单卡只有16GB显存", "每张卡 24G 显存", "with 8gb Vram", "only 12GB VRAM", "have a 16 GB GPU memory": the size the
     # card has, unlike a size a job needs ("仅需22GB显存", "needs 40GB of VRAM")
     own = (
-        r"(?:单卡|单张卡?|每张卡?|每卡|只有|仅有|才|\bwith\b|\bonly\b|\bhave\b|\bhas\b)\s*(?:一张|一块|a|an|one|just)?\s*"
+        r"(?:单卡|单张卡?|每张卡?|每卡|只有|仅有|才|\bwith\b|\bonly\b|\bhave\b|\bhas\b|\bgot\b|我这边|我这里|我这儿)\s*(?:一张|一块|a|an|one|just)?\s*"
         r"(?P<v>\d{1,3})\s*(?:gb|gib|g)\s*(?:of\s*)?(?:显存|vram|gpu memory|gpu ram|的显卡|的卡)(?![a-z])"
+        # "12GB VRAM here", "8GB of VRAM on my laptop": the size said of the user's own machine
+        r"|(?<![0-9.])(?P<h>\d{1,3})\s*(?:gb|gib|g)\s*(?:of\s*)?(?:vram|gpu memory)\s+(?:here|on my (?:end|card|gpu|pc|"
+        r"machine|laptop|rig|system|box))(?![a-z])"
     )
     return _c(times), _c(own)
 
@@ -46,8 +50,14 @@ def _sized_cards(st: _State) -> None:
             st.t.take(m.start(), m.end())
             return
     m = own.search(st.t.view)
+    if (
+        m
+        and m.group("h")
+        and _lex().rx["stated_capacity_need_before"].search(st.t.view[max(0, m.start() - 14) : m.start()])
+    ):
+        m = None  # "it needs 24GB VRAM here": the job's need, not the user's card
     if m:
-        q.stated_capacity_gib = _in_range(_number(m.group("v")), 0, 100_000)
+        q.stated_capacity_gib = _in_range(_number(m.group("v") or m.group("h")), 0, 100_000)
         return
     m = _EACH.search(st.t.view)
     if m:  # "我有4个gpu，每个24g", "4 GPUs, each 24GB": the count said, then each card's size

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from assistant.understanding.card_joins import replaced
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.patterns import _c, _langs, _rx
 from assistant.understanding.query import ParsedQuery
@@ -146,14 +147,21 @@ def _fit_asked_first(q: ParsedQuery, out: dict[str, int], strong: int | None, ha
     return has_model and not q.support_subjects and strong is not None and out.get("fit", strong) < strong
 
 
+def _replacing(st: _State, out: dict[str, int]) -> bool:
+    """ "my old 1080 is no longer supported, so I'm replacing it: 4070 Super or 3090?": why the old card goes, not a
+    support question (the cards weighed are)."""
+    return "compare" in out and replaced(st.t.view, st.gpus) is not None
+
+
 def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
     """support: software or a feature named with a GPU ("vLLM 能在 P40 上跑吗", "FP8 on a 3090?"), or a support word
     with a target the support table names ("gfx906 not supported", "Does it support RTX 40 series?"). With a model
     named, or numbers quoted, only a support word makes it one ("Llama 70B in FP8 on 8x H100" sizes a job)."""
     q = st.q
     strong = pos.get("support_strong")
-    if not (q.support_targets or has_gpu):
-        if q.support_subjects and not has_model and _failure_words().search(without_pasted(st.t.text)):
+    replacing = _replacing(st, out)
+    if replacing or not (q.support_targets or has_gpu):
+        if q.support_subjects and not (has_model or replacing) and _failure_words().search(without_pasted(st.t.text)):
             # "cuda什么配置呀，驱动和 toolkit 都是12.8还是报错": the software fails on the conversation's card (the
             # planner takes it from the scenario), not a question about building a machine
             out.pop("build", None)

@@ -311,6 +311,8 @@ def _symptoms(st: _State) -> None:
     text, _ = _mask(text, log_noise())  # a pasted log's "load time = 14164 ms" is no complaint about loading
     found = next((name for name, pattern in rx.symptoms if pattern.search(text)), None)
     measured = q.measured_tokens_per_s is not None or q.measured_seconds_per_step is not None
+    if found is None and "power_off" in q.diagnose_flags:
+        found = "crash"  # "power goes off on my pc": the machine going down under load (its first cause, the PSU)
     if found is None and q.measured_memory_gib is not None:
         found = "memory_high"
     if found is None and measured and rx.complaint.search(text):
@@ -341,6 +343,16 @@ def _inverted(speeds: list[float], gpus: list[str | None]) -> bool:
 _SUPPORT_ASKED = re.compile(r"support|compatib|支持|兼容|适配", re.I)
 
 
+# the model runs on the CPU for now, with no card yet ("现在是cpu在跑。太慢了", "currently running it on CPU, too slow")
+_CPU_NOW = re.compile(
+    r"(?:现在|目前|暂时|当前|一直)\s*(?:是|都是|只能|只有)?\s*(?:用|靠|在)?\s*cpu\s*(?:在)?\s*(?:跑|运行|推理|生成)"
+    r"|(?:currently|right now|for now|at the moment|at present)\W{0,2}(?:i\W?m |i am |it\W?s |it is )?"
+    r"(?:running|using|on)\s+(?:[\w.-]+\s+){0,3}?(?:on |with )?(?:the |my |a )?cpu\b"
+    r"|\b(?:i\W?m|i am) (?:running|using) (?:it )?(?:on )?(?:the )?cpu(?: only)? (?:now|for now|right now|currently)",
+    re.I,
+)
+
+
 def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu: bool, has_model: bool) -> None:
     """diagnose: a problem reported on named hardware, a model or an engine ("T4 上 GPTQ 只有 4 tokens/s，正常吗",
     "8*3090 加载 72B 还是 OOM", "Why is my 3090 only doing 3 tok/s?"), or a measured number with "is this normal". It
@@ -356,6 +368,8 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
         q.symptom = None  # "8B uses 16GB on my 4090, can I run 13B?": a sizing question that quotes a number
     if measured and has_gpu and has_model and not q.symptom and set(out) <= _SIZING and not _ASKS.search(st.t.text):
         q.symptom = "slow"  # "Gemma 2 27B on a 4090 with ollama is 2 tok/s, 64GB DDR4": a speed reported, no question
+    if q.symptom in ("slow", "cpu_fallback") and q.buy_or_rent == "buy" and not measured and _CPU_NOW.search(st.t.text):
+        q.symptom = None  # "现在是cpu在跑，太慢了，准备买3060": the slowness is why a card is bought, not a run to fix
     if named and (q.symptom or (asked and (measured or q.measured_memory_gib is not None))):
         out["diagnose"] = -2  # the verdict leads
         # "Does ollama support the R7 360? It doesn't use the GPU": whether the engine supports the card is the cause
@@ -364,7 +378,10 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
         # likewise a crash under an engine named for the card ("vLLM on a 5090: no kernel image", "P40 + vLLM:
         # segfault"): whether that engine runs on that card leads, the crash's causes follow
         support = (
-            has_gpu and "support" in out and (q.symptom == "crash" or (q.symptom == "cpu_fallback" and bool(asks)))
+            has_gpu
+            and "support" in out
+            and "power_off" not in q.diagnose_flags  # the machine powering off is the PSU, whatever the engine
+            and (q.symptom == "crash" or (q.symptom == "cpu_fallback" and bool(asks)))
         )
         for intent in _REPLACED:
             if not (support and intent == "support"):

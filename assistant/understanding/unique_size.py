@@ -26,12 +26,39 @@ def _models_by_size() -> dict[float, tuple[str, ...]]:
     return {size: tuple(ids) for size, ids in out.items()}
 
 
+# "For Vision 11B multi-modal inference", "11B 视觉模型": a size said with a vision word names the vision model of that
+# size when the registry has exactly one (Llama-3.2-11B-Vision), as a bare 405B names Llama-3.1-405B
+_VISION_WORD = re.compile(r"vision|(?<![a-z])vl(?![a-z])|multi-?modal|视觉|多模态|图文", re.I)
+_VISION_ID = re.compile(r"vision|(?<![a-z])vl(?![a-z])")
+_VISION_NEAR = 24  # characters either side of the size
+
+
+@cache
+def _vision_models_by_size() -> dict[float, tuple[str, ...]]:
+    from tools.models import registry
+
+    by_size = _models_by_size()
+    return {s: tuple(i for i in ids if _VISION_ID.search(registry()[i].id)) for s, ids in by_size.items()}
+
+
+def _near_vision_word(st: _State, size: float) -> bool:
+    text = st.t.text
+    return any(
+        float(m.group(1)) == size
+        and _VISION_WORD.search(text[max(0, m.start() - _VISION_NEAR) : m.end() + _VISION_NEAR])
+        for m in _SIZE_IN_NAME.finditer(text)
+    )
+
+
 def _unique_size(st: _State) -> None:
     q = st.q
     if q.model or q.params_b is None or q.unknown_model or st.family_hint or len(q.sizes_mentioned) > 1:
         return
     ids = _models_by_size().get(float(q.params_b), ())
-    if len(ids) != 1 or q.params_b < _NAMED_ABOVE:
+    vision = _vision_models_by_size().get(float(q.params_b), ())
+    if len(vision) == 1 and _near_vision_word(st, float(q.params_b)):
+        ids = vision
+    elif len(ids) != 1 or q.params_b < _NAMED_ABOVE:
         return  # a bare "7B", "32B", "130B" is a class of models (a 130B server), not one of them
     q.model, q.model_how, q.params_b = ids[0], "registry", None
     q.models_mentioned = [ids[0]]

@@ -43,6 +43,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "occasional": _c(u["occasional"]),
         "a_month": _c(u["a_month"]),
         "api_word": _c(u["api_word"]),
+        "api_switch": _c(u["api_switch"]),
         "privacy": _c(u["privacy"]),
     }
 
@@ -159,6 +160,7 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
     q = st.q
     if q.rent_providers and "cost" in out and "api" not in out and q.buy_or_rent != "compare":
         out.setdefault("rent_where", out["cost"])
+    _run_at_provider(q, out)
     if q.buy_or_rent == "rent" and q.gpu_mentions and "cost" in out and not (q.budget or q.monthly_budget):
         out.setdefault("rent_where", out["cost"])  # "租4090一个月多少钱": the card's rental price, not buy vs rent
     if q.buy_or_rent == "rent" and {"cost", "recommend"} <= set(out) and not (q.budget or q.monthly_budget):
@@ -176,6 +178,7 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
         # "该不该花 2 万买 4090，还是继续用 Claude API": the card bought against the API the user pays now
         out["api"] = min(costed, default=len(st.t.text) + 1)
     _api_by_volume(q, bool(apis), out)
+    _api_switch(st, bool(apis), out)
     if "api" in out:
         out.pop("recommend", None)
         if len(q.gpu_mentions) <= 1:
@@ -188,9 +191,30 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
     if "api" in out and "rent_where" in out:
         out.pop("rent_where")  # "租 GPU 会不会比调用 API 贵": the comparison names where it rents
     _card_for_rent(q, out)
+    _rented_config(q, out)
     from assistant.understanding.worth_it import worth_on_card
 
     worth_on_card(st, out)  # "is a 4090 worth it for Qwen2.5-32B?": does it hold the job, not buy vs rent
+
+
+def _run_at_provider(q: ParsedQuery, out: dict[str, int]) -> None:
+    """ "How long did it take? Assuming Lambda Labs 8xA100", "在 AutoDL 上用 4090 微调要多久": a training run's hours
+    asked at a rental provider named are priced there (capabilities/job_cost.py)."""
+    training = q.fine_tune_unspecified or q.pretrain or {"full", "lora", "qlora"} & set(q.jobs)
+    if q.rent_providers and q.asks_time and training and "speed" in out and "api" not in out:
+        out.setdefault("rent_where", out["speed"] + 1)
+
+
+def _api_switch(st: _State, apis: bool, out: dict[str, int]) -> None:
+    """ "服务器部署一个Qwen72b模型--替换通过apiKey来调用Qwen-max模型", "host Llama 3.1 70B on our own server instead of
+    the OpenAI API": a paid API given up for a model hosted by the user is API against self-hosting, with no cost
+    word said (the API named, or an API word, beside a model or a hosting word)."""
+    q, p = st.q, _patterns()
+    if "api" in out or q.buy_or_rent == "compare" or not p["api_switch"].search(st.t.text):
+        return
+    hosted = q.model or q.params_b or p["hosting"].search(st.t.text)
+    if hosted and (apis or p["api_word"].search(st.t.text)):
+        out["api"] = min(out.values(), default=len(q.text) + 1)
 
 
 def _api_by_volume(q: ParsedQuery, apis: bool, out: dict[str, int]) -> None:
@@ -199,6 +223,14 @@ def _api_by_volume(q: ParsedQuery, apis: bool, out: dict[str, int]) -> None:
     volume = q.requests_per_day or q.tokens_per_month
     if apis and volume and "api" not in out and q.buy_or_rent != "compare" and _patterns()["api_word"].search(q.text):
         out["api"] = min(out.values(), default=len(q.text) + 1)
+
+
+def _rented_config(q: ParsedQuery, out: dict[str, int]) -> None:
+    """ "租云服务器跑 grok-1，有啥 GPU 配置推荐", "rent a cloud server for 70B, what config?": the configuration of the
+    server rented is its cards, which where-to-rent answers; there is no machine to assemble. A service sized for its
+    users ("200 人、并发 100，选购何种规格的云服务器") keeps the server planned for that load."""
+    if "rent_where" in out and q.buy_or_rent == "rent" and not (q.batch or q.users or q.persona in ("team", "company")):
+        out.pop("build", None)
 
 
 def _card_for_rent(q: ParsedQuery, out: dict[str, int]) -> None:

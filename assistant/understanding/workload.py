@@ -7,6 +7,7 @@ import itertools
 import re
 from functools import cache
 
+from assistant.understanding.continued_pretrain import _continued_pretrain
 from assistant.understanding.hardware import _integrated_rx
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.numbers import _in_range, _number
@@ -217,6 +218,7 @@ def _workload_words(st: _State) -> None:
         # a model trained from scratch trains every weight: an adapter method named beside it (a "qlora" in the
         # thread's repository, "is LoRA enough?") is not the job
         methods = {k: v for k, v in methods.items() if k == "full"}
+    _adapters_ruled_out(st, text, methods)
     st.modes_found = set(methods)
     serving = rx["mode_inference"].search(text) or rx["mode_run"].search(text)
     explicit = rx["mode_inference"].search(text)  # "推理", "serve"; "跑 / run" alone names no job
@@ -249,8 +251,18 @@ def _workload_words(st: _State) -> None:
     if q.pretrain:
         jobs["full"] = min(jobs.get("full", len(text)), rx["mode_pretrain"].search(text).start())  # type: ignore[union-attr]
     q.jobs = sorted(jobs, key=lambda k: jobs[k])  # type: ignore[assignment]
+    _continued_pretrain(st)  # "增量预训练", "continued pretraining": an existing model trained whole, not from scratch
     _small_training(st)  # "训练一个 26M 小模型", "train nanoGPT": a tiny model is trained whole, from scratch
     _vision_tower(st)  # "[TinyLLaVA] 全量微调 qwen2_0.5B": the language part of a multimodal run
+
+
+def _adapters_ruled_out(st: _State, text: str, methods: dict[str, int]) -> None:
+    """A fine-tune with the adapter methods ruled out ("70B SFT without peft", "不用 LoRA 微调", "非 peft"): the other
+    regime, every weight trained (full), where no method is named otherwise."""
+    rx = _lex().rx
+    tuned = rx["mode_fine_tune"].search(text)
+    if tuned and not methods and not st.q.pretrain and rx["mode_adapter_ruled_out"].search(st.t.text):
+        methods["full"] = tuned.start()
 
 
 def _running_too(text: str, trained: int | None, jobs: dict[str, int]) -> None:
