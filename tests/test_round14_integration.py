@@ -83,3 +83,25 @@ def test_a_laptop_part_note_grounds_the_desktop_figure() -> None:
     answer = "笔记本版 RTX 4090 的显存是 16 GB（台式机 NVIDIA GeForce RTX 4090 是 24 GB）"
     assert check_grounding(answer, notes, [], [question]).grounded
     assert not check_grounding(answer, [], [], [question]).grounded  # without the note, 24 is no one's figure
+
+
+# ---- how the pick's cards talk: a 3090 bridge joins two cards, not eight -----------------------------------------
+
+
+def _link_codes(gpus: list[str], counts: dict[str, int]) -> list[str]:
+    from tools.compare import CompareRequest, compare_gpus
+
+    result = compare_gpus(CompareRequest(gpus=gpus, counts=counts, focus="training", preference="fastest"))
+    return [n.code for n in result.verdict.reasons if n.code.startswith("cmp_link")]
+
+
+def test_eight_bridged_cards_cross_pcie_between_pairs() -> None:
+    # platforms.yaml nvlink_bridges: the GeForce RTX NVLink bridge joins 2 cards (3090 and A6000 alike)
+    assert _link_codes(["v100-sxm2-32gb", "rtx-3090"], {"v100-sxm2-32gb": 4, "rtx-3090": 8}) == [
+        "cmp_link_nvlink_bridged"
+    ]
+
+
+def test_two_bridged_cards_talk_over_nvlink() -> None:
+    # whichever of the pair is picked, its 2 cards fit one bridge
+    assert _link_codes(["rtx-3090", "rtx-a6000"], {"rtx-3090": 2, "rtx-a6000": 2}) == ["cmp_link_nvlink"]

@@ -1045,8 +1045,20 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     if p.ecc and any(not r.ecc for r in others):
         out.append(note("cmp_pick_ecc"))
     if (p.count or 1) > 1 and p.link_kind in ("nvlink", "infinity_fabric", "ethernet"):
-        out.append(note(f"cmp_link_{p.link_kind}", count=p.count, gbs=p.link_gbs or 0))
+        out.append(_link_note(p))
     return [n for n in out if n]
+
+
+def _link_note(p: CompareRow) -> Note:
+    """How the pick's cards talk. A card whose NVLink is a bridge of fixed width (the 3090's joins two) links only
+    that many: more cards than that talk over PCIe between the bridged groups (platforms.yaml `nvlink_bridges`)."""
+    from tools._data import load_yaml
+
+    bridge = load_yaml("platforms.yaml").get("nvlink_bridges", {}).get("cards", {}).get(p.gpu_id) or {}
+    group = int(bridge.get("max_gpus") or 0)
+    if p.link_kind == "nvlink" and group and (p.count or 1) > group:
+        return note("cmp_link_nvlink_bridged", count=p.count, group=group, gbs=p.link_gbs or 0)
+    return note(f"cmp_link_{p.link_kind}", count=p.count, gbs=p.link_gbs or 0)
 
 
 def _short_as_named(r: CompareRow) -> bool:
