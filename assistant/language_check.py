@@ -70,6 +70,9 @@ def _data_names() -> frozenset[str]:
     names: set[str] = set()
     for gpu in catalog().values():
         names |= {gpu.name, *gpu.aliases}
+        brand, _, rest = gpu.name.partition(" ")
+        if brand in ("NVIDIA", "AMD", "Intel", "Apple") and rest:
+            names.add(rest)  # without its brand, as the catalog's suggestions list it
         device = device_for(gpu)  # one GPU of a board as the sizing tools name it: "... GPU (16 GB, 2 per board)"
         if device is not None:
             names.add(device.name)
@@ -83,7 +86,19 @@ def _data_names() -> frozenset[str]:
         names |= set(engine["aliases"])
     for platform in platforms():
         names |= set(platform.examples)
+    names |= _app_names()
     return frozenset(n for n in names if len(n.strip()) >= 2)
+
+
+def _app_names() -> set[str]:
+    """Applications that are no language model (knowledge/data/apps.yaml): "Stable Diffusion / SDXL / Flux" whole and
+    each of its parts, as a Chinese answer names the project the user runs."""
+    from tools._data import load_yaml
+
+    names: set[str] = set()
+    for row in load_yaml("apps.yaml")["apps"]:
+        names |= {row["name"], *(part.strip() for part in str(row["name"]).split("/"))}
+    return names
 
 
 def _fine_tune_and_service_names() -> set[str]:

@@ -19,6 +19,9 @@ class Scenario(BaseModel):
     batch: int | None = None
     gpu: str | None = None
     num_gpus: int | None = None
+    # the count above is one an answer worked out ("4 × A6000 are needed"), not one the user said: a follow-up that
+    # swaps the card ("what about with 4090s instead") counts anew (planner/model.py sets it, plan.py reads it)
+    count_sized: bool = False
     budget: float | None = None
     monthly_budget: float | None = None
     currency: str | None = None

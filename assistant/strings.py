@@ -63,12 +63,14 @@ def measure_words(paragraph: str, lang: Language) -> str:
 class Writer:
     """Collects an answer's paragraphs in one language."""
 
-    def __init__(self, lang: Language, before: str = "", pretrain: bool = False) -> None:
+    def __init__(self, lang: Language, before: str = "", pretrain: bool = False, per_minute: bool = False) -> None:
         self.lang = lang
         self.lines: list[str] = []
         self.before = before  # the previous answer, on a follow-up: what it said is not said again
         # a run from scratch: the calculators' "full" mode is named pretraining, never "full fine-tuning"
         self.pretrain = pretrain
+        # "每分钟可以生成多少token": every decode speed also given per minute (SpeedResult's per-minute fields)
+        self.per_minute = per_minute
 
     def said_before(self, text: str) -> bool:
         return bool(self.before) and text in self.before

@@ -87,8 +87,9 @@ def test_a_quoted_need_leads_against_the_cards(advisor, question: str, wanted: s
 @pytest.mark.parametrize(
     ("question", "wanted"),
     [
-        ("I have a laptop with 16GB VRAM, can I run Qwen2.5-32B?", "A smaller model at 4-bit is the better choice"),
-        ("笔记本 16G 显存能跑 32B 的模型吗", "更好的选择是 4-bit 的小一号模型"),
+        # round 15: only a 2-bit file squeezes on: the 4-bit split with RAM leads, the smaller model whole beside it
+        ("I have a laptop with 16GB VRAM, can I run Qwen2.5-32B?", "Or a smaller model that fits the card whole"),
+        ("笔记本 16G 显存能跑 32B 的模型吗", "或者换整个放得进显卡的小一号模型"),
         ("My GPU has 12GB of VRAM. Can it run Qwen3-32B?", "No: even at 2-bit"),
         ("一张 24G 显存的卡能跑 Llama 3.3 70B 吗", "就算 2-bit"),
     ],

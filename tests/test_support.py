@@ -187,7 +187,10 @@ def test_old_cards_carry_the_driver_warning() -> None:
 
 def test_bitsandbytes_8bit_loading_needs_turing() -> None:
     assert support("bitsandbytes", "P40", "int8").verdict == "no"
-    assert support("bitsandbytes", "P40", "nf4").verdict == "caveat"  # the library's Pascal caveat stays
+    # NF4 needs 6.0 (bitsandbytes v0.50.0 table): yes on Pascal; the library's LLM.int8() note still follows
+    r = support("bitsandbytes", "P40", "nf4")
+    assert r.verdict == "yes" and "sup_bnb_pascal" in codes_of(r.why)
+    assert support("bitsandbytes", "P40").verdict == "caveat"  # the library as a whole keeps its Pascal caveat
     assert support("bitsandbytes", "T4", "int8").verdict == "yes"
 
 
@@ -202,7 +205,9 @@ def test_flash_attention_2_on_volta_and_turing_points_to_sdpa() -> None:
     assert t4.verdict == "no" and "sup_use_fa1_turing" in codes_of(t4.instead)
     assert support("flash-attention-2", "3090").verdict == "yes"
     assert support("flash-attention-2", "MI300X").verdict == "yes"  # ROCm build: MI200, MI300
-    assert support("flash-attention-2", "RX 7900 XTX").verdict == "no"
+    # the README's ROCm CK back end now lists RDNA 3/4 too (knowledge/data/support_published.yaml, 2026-12-05)
+    assert support("flash-attention-2", "RX 7900 XTX").verdict == "caveat"  # RDNA 3: forward pass only
+    assert support("flash-attention-2", "MI50").verdict == "no"
 
 
 def test_flash_attention_3_is_hopper_only() -> None:

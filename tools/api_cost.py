@@ -90,7 +90,9 @@ def api_mentions(text: str) -> list[str]:
         m = rx.search(text)
         if m and key not in found and not any(v == m.start() for v in found.values()):
             found[key] = m.start()
-    return sorted(found, key=found.get)  # type: ignore[arg-type]
+    rows = api_rows()
+    named = {rows[k].provider_key for k in found if k in rows}  # "the OpenAI API (mostly GPT-4o)": GPT-4o is priced
+    return sorted((k for k in found if k not in named), key=found.get)  # type: ignore[arg-type]
 
 
 def resolve_api(name: str, market: Market) -> tuple[ApiRow, bool]:
@@ -130,6 +132,9 @@ class ApiCostRequest(BaseModel):
     self_host: Literal["cheapest", "rent", "buy"] = Field(
         default="cheapest", description="How the user would self-host: rent GPUs, buy them, or whichever is cheaper"
     )
+    owned: bool = Field(
+        default=False, description="The user already has `gpu`: running it costs its electricity, not a purchase"
+    )
     currency: Currency = "CNY"
     market: Market | None = Field(default=None, description="cn or global (default: cn for CNY)")
     cny_per_usd: float | None = Field(default=None, gt=0, le=100, description="Exchange rate override")
@@ -152,7 +157,7 @@ class ApiLine(BaseModel):
 
 
 class SelfHost(BaseModel):
-    kind: Literal["rent", "buy"]
+    kind: Literal["rent", "buy", "own"] = Field(description="own: the user's card, already paid for (power only)")
     gpu: str
     gpu_id: str
     num_gpus: int = Field(description="GPUs per server")
@@ -162,6 +167,13 @@ class SelfHost(BaseModel):
     hourly_per_server: float | None = Field(default=None, description="Rent: price per hour of one server")
     provider: str | None = Field(default=None, description="Rent: the provider whose dated price this is")
     date: str | None = None
+    gpu_price_each: float | None = Field(default=None, description="Buy: the price of one card")
+    upfront: float | None = Field(default=None, description="Buy: cards and host of one server")
+    resale: float | None = Field(default=None, description="Buy: what one server sells for at the end")
+    months: int | None = Field(default=None, description="Buy: months the purchase is spread over")
+    power_monthly: float | None = Field(default=None, description="Buy: one server's electricity a month")
+    upkeep_monthly: float | None = Field(default=None, description="Buy: one server's maintenance a month")
+    busy_hours: float | None = Field(default=None, description="Buy: hours a month one server is busy")
 
 
 class ApiCostResult(BaseModel):
@@ -228,7 +240,9 @@ def compare_api(req: ApiCostRequest) -> ApiCostResult:
     if servers > 1:
         warnings.append(note("api_servers_needed", servers=servers, hours=needed_hours, cap=cap_hours))
     hosts = _self_host_costs(req, server, servers, cap_hours, needed_hours, market, warnings)
-    wanted = [h for h in hosts if req.self_host in ("cheapest", h.kind)] or hosts  # "租 GPU 会不会比 API 贵": renting
+    wanted = [
+        h for h in hosts if req.self_host in ("cheapest", h.kind, "buy" if h.kind == "own" else "")
+    ] or hosts  # "租 GPU 会不会比 API 贵": renting
     cheapest = min(wanted, key=lambda h: h.monthly_cost)
     self_per_m = _per_server(req, server, cap_hours, cap_hours, market) / capacity * 1e6  # one server, flat out
     be_tokens = (
@@ -240,6 +254,9 @@ def compare_api(req: ApiCostRequest) -> ApiCostResult:
         verdict = "api" if api_monthly <= cheapest.monthly_cost else "self_host"
     per_request = in_tok + out_tok
     assumptions += _assumption_lines(req, in_tok, out_tok, speed, cap_hours, model_name, precision)
+    assumptions += _arithmetic(
+        req, usage, tokens, (in_tok, out_tok), (ref, book, api_per_m), hosts, cap_hours, be_tokens, api_monthly
+    )
     return ApiCostResult(
         currency=req.currency,
         market=market,
@@ -251,7 +268,7 @@ def compare_api(req: ApiCostRequest) -> ApiCostResult:
         input_tokens_per_month=tokens * (1 - out_share) if tokens is not None else None,
         output_tokens_per_month=tokens * out_share if tokens is not None else None,
         reference=_line(ref, req.currency, book, out_share, tokens, model_id),
-        apis=_lines(ref, model_id, market, req.currency, book, out_share, tokens),
+        apis=_lines(ref, model_id, market, req.currency, book, out_share, tokens, req.params_b),
         model=model_name,
         model_id=model_id,
         model_tier=tier,
@@ -274,7 +291,7 @@ def compare_api(req: ApiCostRequest) -> ApiCostResult:
         verdict=verdict,
         saving_monthly=round(abs(api_monthly - cheapest.monthly_cost), 2) if api_monthly is not None else None,
         assumptions=assumptions,
-        warnings=warnings + _quality(ref, model_name, model_id, tier),
+        warnings=warnings + _quality(ref, model_name, model_id, tier, req.params_b),
     )
 
 
@@ -299,10 +316,24 @@ def _reference(req: ApiCostRequest, market: Market) -> tuple[ApiRow, bool]:
         return resolve_api(req.api, market)
     target = _model_id(req.model) if req.model else None
     same = [r for r in api_rows().values() if target and r.serves == target]
+    same = same or [r for r in _size_peers(req.params_b) if r.market == market]  # "a 70B": hosted 70Bs, if local
     if same:
         local = [r for r in same if r.market == market] or same
         return min(local, key=lambda r: r.input_per_million + r.output_per_million), False
     return api_rows()[_defaults()["reference"][market]], False
+
+
+def _size_peers(params_b: float | None) -> list[ApiRow]:
+    """The hosted APIs serving an open model of the size the user named without a family ("self-host a 70B or use an
+    API": Llama 3.3 70B on Groq and Together), within 15% of its parameters."""
+    if not params_b:
+        return []
+    return [r for r in api_rows().values() if r.serves and abs(_params_b(r.serves) - params_b) <= 0.15 * params_b]
+
+
+@cache
+def _params_b(model_id: str) -> float:
+    return resolve_model(model_id)[0].params / 1e9
 
 
 def _model_id(name: str) -> str | None:
@@ -443,7 +474,9 @@ def _self_host_costs(
                 date=offer.date,
             )
         )
-    if has_purchase_price(gpu_id, req.currency) or (req.gpu and req.gpu_price):
+    if req.owned and req.gpu and servers == 1:
+        hosts.append(_owned(req, server, needed_hours, market))
+    elif has_purchase_price(gpu_id, req.currency) or (req.gpu and req.gpu_price):
         busy = min(1.0, max(0.05, (needed_hours or cap_hours * 0.5) / servers / tco_defaults()["hours_per_month"]))
         price = req.gpu_price if req.gpu and req.gpu_price else None  # what the user pays for their card
         tco = calculate_tco(
@@ -460,6 +493,13 @@ def _self_host_costs(
                 servers=servers,
                 monthly_cost=round(tco.buy_monthly_equivalent * servers, 2),
                 monthly_per_server=round(tco.buy_monthly_equivalent, 2),
+                gpu_price_each=tco.gpu_price_each,
+                upfront=tco.upfront,
+                resale=tco.resale_value,
+                months=tco.horizon_months,
+                power_monthly=tco.power_monthly,
+                upkeep_monthly=tco.maintenance_monthly,
+                busy_hours=tco.busy_hours_per_month,
             )
         )
     if not hosts:
@@ -469,10 +509,34 @@ def _self_host_costs(
     return hosts
 
 
+def _owned(req: ApiCostRequest, server: dict, needed_hours: float | None, market: Market) -> SelfHost:
+    """The card the user already has: what it adds a month is its electricity (and the host's) at the hours the volume
+    keeps it busy, idle the rest; the purchase is already made, so no price, upkeep or resale enters."""
+    hours = tco_defaults()["hours_per_month"]
+    busy = min(1.0, max(0.05, (needed_hours or hours * 0.5) / hours))
+    tco = calculate_tco(
+        TcoRequest(
+            gpu=server["gpu_id"], num_gpus=server["count"], currency=req.currency, utilization=busy, market=market,
+            gpu_price=0.01, host_cost=0, maintenance_per_year_share=0, resale_share=0,
+        )
+    )  # fmt: skip
+    return SelfHost(
+        kind="own",
+        gpu=server["gpu_name"],
+        gpu_id=server["gpu_id"],
+        num_gpus=server["count"],
+        servers=1,
+        monthly_cost=tco.power_monthly,
+        monthly_per_server=tco.power_monthly,
+        power_monthly=tco.power_monthly,
+        busy_hours=tco.busy_hours_per_month,
+    )
+
+
 def _per_server(req: ApiCostRequest, server: dict, cap_hours: float, busy_hours: float, market: Market) -> float:
     """What one server costs a month the way the user would self-host, busy `busy_hours` of its hours."""
     hosts = _self_host_costs(req, server, 1, cap_hours, busy_hours, market, [])
-    wanted = [h for h in hosts if req.self_host in ("cheapest", h.kind)] or hosts
+    wanted = [h for h in hosts if req.self_host in ("cheapest", h.kind, "buy" if h.kind == "own" else "")] or hosts
     return min(h.monthly_per_server for h in wanted)
 
 
@@ -517,19 +581,23 @@ def _lines(
     book: PriceBook,
     out_share: float,
     tokens: float | None,
+    params_b: float | None = None,
 ) -> list[ApiLine]:
-    """The reference API, the other APIs serving the same model, and the market's default, cheapest first."""
+    """The reference API, the other APIs serving the same model (or one of the size named), and the market's default,
+    cheapest first."""
     rows = [ref]
     rows += [r for r in api_rows().values() if model_id and r.serves == model_id and r.market == market]
+    peers = _size_peers(params_b)
+    rows += [r for r in peers if r.market == market] or peers[:2]
     rows.append(api_rows()[_defaults()["reference"][market]])
     unique = list({r.id: r for r in rows}.values())
     lines = [_line(r, currency, book, out_share, tokens, model_id) for r in unique]
     return sorted(lines, key=lambda x: (x.id != ref.id, x.input_per_million + x.output_per_million))[:4]
 
 
-def _quality(ref: ApiRow, model_name: str, model_id: str | None, tier: Tier) -> list[Note]:
-    """What the self-hosted model is next to the API's: the same model, or a different class."""
-    if model_id and ref.serves == model_id:
+def _quality(ref: ApiRow, model_name: str, model_id: str | None, tier: Tier, params_b: float | None) -> list[Note]:
+    """What the self-hosted model is next to the API's: the same model (or one of the size named), or another class."""
+    if (model_id and ref.serves == model_id) or ref in _size_peers(params_b):
         return []
     order = ("small", "mid", "frontier")
     if order.index(tier) < order.index(ref.tier):
@@ -556,3 +624,56 @@ def _assumption_lines(
         note("api_other_reasons"),
     ]
     return lines
+
+
+def _arithmetic(
+    req: ApiCostRequest,
+    usage: str,
+    tokens: float | None,
+    shape: tuple[int, int],
+    api: tuple[ApiRow, PriceBook, float],
+    hosts: list[SelfHost],
+    cap_hours: float,
+    be_tokens: float | None,
+    api_monthly: float | None,
+) -> list[Note]:
+    """The sums behind each figure of the answer, in the order a reader checks them: the volume, the API's price at
+    this mix and its monthly bill, each self-hosted option's month, and the break-even volume."""
+    cur = req.currency
+    (in_tok, out_tok), (ref, book, per_m) = shape, api
+    out: list[Note] = []
+    if usage == "requests" and tokens is not None:
+        out.append(
+            note("api_arith_volume", requests=req.requests_per_day, input=in_tok, output=out_tok, days=_days(),
+                 tokens_m=tokens / 1e6)
+        )  # fmt: skip
+    elif usage == "bill" and tokens is not None:
+        out.append(note("api_arith_bill", bill=req.monthly_bill, per_m=per_m, tokens_m=tokens / 1e6, currency=cur))
+    share = out_tok / (in_tok + out_tok)
+    out.append(
+        note("api_arith_price", in_share=1 - share, out_share=share, currency=cur, per_m=per_m,
+             input=book.convert(ref.input_per_million, ref.currency, cur),
+             output=book.convert(ref.output_per_million, ref.currency, cur))
+    )  # fmt: skip
+    if api_monthly is not None and tokens is not None and usage != "bill":
+        out.append(note("api_arith_api_month", tokens_m=tokens / 1e6, per_m=per_m, monthly=api_monthly, currency=cur))
+    for h in hosts:
+        if h.kind == "rent" and h.hourly_per_server is not None:
+            out.append(
+                note("api_arith_rent", hourly=h.hourly_per_server, hours=cap_hours, servers=h.servers,
+                     monthly=h.monthly_cost, currency=cur)
+            )  # fmt: skip
+        elif h.kind == "own":
+            out.append(note("api_arith_own", power=h.monthly_cost, busy=h.busy_hours or 0, currency=cur))
+        elif h.kind == "buy" and h.upfront is not None and h.months:
+            out.append(
+                note("api_arith_buy", upfront=h.upfront, resale=h.resale or 0, months=h.months,
+                     power=h.power_monthly or 0, busy=h.busy_hours or 0, upkeep=h.upkeep_monthly or 0,
+                     monthly=h.monthly_per_server, currency=cur)
+            )  # fmt: skip
+    if be_tokens is not None:
+        out.append(
+            note("api_arith_break_even", cost=be_tokens * per_m / 1e6, per_m=per_m, be_m=be_tokens / 1e6,
+                 currency=cur)
+        )  # fmt: skip
+    return out

@@ -25,7 +25,7 @@ from tools.boards import device_for
 from tools.catalog import GpuSpec, catalog, resolve_gpu
 from tools.errors import AdvisorError
 from tools.notes import Note, note
-from tools.prices import load_prices, purchase_price, used_purchase_price
+from tools.prices import load_prices, purchase_price, used_price_range, used_purchase_price
 from tools.workstation import install_notes
 
 Job = Literal["inference", "training", "buy"]
@@ -348,8 +348,11 @@ def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
     ]
     if c.risk == "no_cuda_training":
         return _apple_facts(spec)
+    price = _used_price(req, spec)  # "P40 还值得买吗": what it costs second-hand, dated, beside what it is
     if c.risk == "rocm_dropped":
-        return _rocm_facts(spec)
+        amd = _rocm_facts(spec)
+        return [*amd[:1], *price, *amd[1:]]
+    out += price
     device = device_for(spec)
     if device is not None:
         out.append(
@@ -370,6 +373,23 @@ def _facts(req: CardRiskRequest, c: _Card) -> list[Note]:
     if req.owned and req.num_gpus > 1 and req.job != "training" and c.risk in ("pascal", "legacy"):
         out.append(note("risk_fact_many", n=req.num_gpus, gpu=spec.name, gib=spec.vram_gib))
     return [n for n in out if n.code != "risk_fact_support_current"]
+
+
+def _used_price(req: CardRiskRequest, spec: GpuSpec) -> list[Note]:
+    """The card's dated second-hand range in the user's currency, when buying it is the question."""
+    if req.job != "buy" and not req.buying:
+        return []
+    found = used_price_range(spec, req.currency, load_prices())
+    if found is None:
+        return []
+    low, high, date = found
+    prices = [p for p in (spec.used_price, spec.street_price if spec.discontinued else None) if p is not None]
+    native = any(p.cny if req.currency == "CNY" else p.usd for p in prices)
+    code = "risk_fact_used_price" if native else "risk_fact_used_price_converted"
+    code += "_one" if low == high else ""
+    code = code if date else "risk_fact_used_price_estimated"  # no dated sale found: an estimate, said as one
+    extra = {} if native else {"unit": "USD" if req.currency == "CNY" else "CNY"}
+    return [note(code, gpu=spec.name, low=low, high=high, date=date or "-", currency=req.currency, **extra)]
 
 
 def _rocm_facts(spec: GpuSpec) -> list[Note]:

@@ -27,6 +27,9 @@ class StreetPrice(BaseModel):
         default=False, description="True for thin, blog- or marketplace-grade samples: a range to quote, not a quote"
     )
     note: str | None = Field(default=None, description="What to check before buying at this price")
+    estimated: bool = Field(
+        default=False, description="No dated marketplace source was found: a rough estimate, quoted without a date"
+    )
 
 
 CnAvailability = Literal["available", "export_controlled", "china_market"]

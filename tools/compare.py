@@ -1049,6 +1049,34 @@ def _pick_reasons(job: _Job, rows: list[CompareRow], order: list[int], axis: Axi
     return [n for n in out if n]
 
 
+_STACKS = {"amd": "ROCm", "intel": "oneAPI / SYCL", "apple": "Metal"}
+
+
+def _pick_despite(job: _Job, rows: list[CompareRow], order: list[int], axis: Axis) -> Note | None:
+    """The lead's comparison names another option best on the job's bottleneck: what made the pick win anyway comes
+    first, so the lead does not read as the other card's case ("memory decides ... the 7900 XTX has 24 GB" under
+    "Pick: 4080 SUPER"). The ranking's own reasons: the other fills its cards to the brim, or its software stack."""
+    from tools.compare_focus import leader
+
+    best = leader(rows, order, job.focus, cards=axis == "cards")
+    if best is None or best == order[0]:
+        return None
+    p, other = rows[order[0]], rows[best]
+    if _brim(other) and not _brim(p) and other.fit is not None and other.memory_per_gpu_gib is not None:
+        return note(
+            "cmp_pick_despite_brim",
+            pick=p.gpu,
+            other=other.gpu,
+            need=other.memory_per_gpu_gib,
+            usable=other.fit.usable_gib_per_gpu,
+        )
+    training = job.focus == "training" or p.mode not in (None, "inference")
+    if _ecosystem(p, training) < _ecosystem(other, training):
+        stack = _STACKS.get(_vendor(other) or "", "its own stack")
+        return note("cmp_pick_despite_cuda", pick=p.gpu, other=other.gpu, stack=stack)
+    return None
+
+
 def _link_note(p: CompareRow) -> Note:
     """How the pick's cards talk. A card whose NVLink is a bridge of fixed width (the 3090's joins two) links only
     that many: more cards than that talk over PCIe between the bridged groups (platforms.yaml `nvlink_bridges`)."""
@@ -1208,13 +1236,14 @@ def _verdict(job: _Job, rows: list[CompareRow], axis: Axis, basis: Basis) -> Com
         for i in [*order[1:], *rest]
     ]
     lead = bottleneck(rows, order, job.focus, cards=axis == "cards") if axis in ("cards", "gpus") else None
+    despite = _pick_despite(job, rows, order, axis) if lead is not None else None
     return CompareVerdict(
         bottleneck=lead,
         pick=order[0],
         label=p.label,
         gpu=p.gpu,
         gpu_id=p.gpu_id,
-        reasons=_pick_reasons(job, rows, order, axis, basis),
+        reasons=[n for n in (despite, *_pick_reasons(job, rows, order, axis, basis)) if n],
         others=others,
         order=[*order, *rest],
     )

@@ -77,6 +77,18 @@ def bottleneck(rows: list[CompareRow], order: list[int], focus: Focus, cards: bo
     )
 
 
+def leader(rows: list[CompareRow], order: list[int], focus: Focus, cards: bool) -> int | None:
+    """The row the bottleneck sentence names best, when it is clearly ahead (past the tie margin); None otherwise."""
+    live = [i for i in order if rows[i].error is None and rows[i].count is not None]
+    per_card = (
+        cards and len({rows[i].count or 1 for i in live}) == 1 and (rows[live[0]].count or 1) > 1 if live else False
+    )
+    valued = sorted(((i, _value(rows[i], focus, cards, per_card) or 0.0) for i in live), key=lambda iv: -iv[1])
+    if len(valued) < 2 or not valued[1][1] or valued[0][1] / valued[1][1] < _TIE:
+        return None
+    return valued[0][0]
+
+
 def _kind(focus: Focus, cards: bool) -> str:
     """The note family: what is measured (compute, prompt tokens/s, bandwidth, decode tokens/s, training tokens/s)."""
     if focus in ("training", "prefill") and cards:

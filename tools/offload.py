@@ -80,10 +80,11 @@ def runtime_ram_gib() -> float:
 
 def _card_size_bandwidth(vram_gib: float) -> float:
     """A card known only by its memory: the slowest consumer card of that size in the catalog (the GPU's share of
-    an offloaded model's time is small; RAM bandwidth decides it), else the slowest consumer card at all."""
+    an offloaded model's time is small; RAM bandwidth decides it), else the slowest consumer card at all. A Jetson
+    module is a whole computer sharing its LPDDR5 with the CPU, no card a PC user means by "a 16 GB GPU"."""
     from tools.catalog import catalog
 
-    consumer = [g for g in catalog().values() if g.segment == "consumer"]
+    consumer = [g for g in catalog().values() if g.segment == "consumer" and not g.whole_machine]
     same = [g.bandwidth_gbs for g in consumer if abs(g.vram_gib - vram_gib) < 0.5]
     return min(same) if same else min(g.bandwidth_gbs for g in consumer)
 
@@ -153,7 +154,9 @@ def ram_spec(req: OffloadRequest, needed_gib: float = 0.0) -> tuple[RamSpec, lis
     spec = RamSpec(memory=memory, channels=channels, sockets=sockets, peak_gbs=peak, effective_gbs=peak * share)
     said = req.memory or req.channels or req.machine
     code = "offload_ram_stated" if said else "offload_ram_default"
-    return spec, [note(code, memory=memory.upper(), channels=channels, peak=peak, share=share, machine=machine_key)]
+    mt_s = int(t["memory_types"][memory]["mt_s"])
+    params = dict(memory=memory.upper(), channels=channels, mt_s=mt_s, peak=peak, share=share, effective=peak * share)
+    return spec, [note(code, machine=machine_key, **params)]
 
 
 def _over_platform(req: OffloadRequest, ram_needed: float, channels: int) -> list[Note]:
@@ -239,8 +242,11 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
     read_gpu, read_ram = _reads(strategy, arch, layer_bytes, expert_bytes, outside, kv, layers_on_gpu, active_share)
     ram, ram_notes = ram_spec(req, max(0.0, everything - on_gpu) / GIB + _RUNTIME_RAM_GIB)
     assumptions += ram_notes
-    seconds = read_ram / (ram.effective_gbs * 1e9) + (read_gpu / (gpu_bw * 1e9 * eff_gpu) if read_gpu else 0.0)
-    seconds += _launch_seconds(arch)
+    seconds = (
+        read_ram / (ram.effective_gbs * 1e9)
+        + (read_gpu / (gpu_bw * 1e9 * eff_gpu) if read_gpu else 0.0)
+        + _launch_seconds(arch)
+    )
     gpu_only = None
     if gpu_bw:
         all_read = layer_bytes + expert_bytes * active_share + kv + outside * 0.5
@@ -252,13 +258,14 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
         warnings.append(note("offload_ram_short", need=ram_needed, have=req.ram_gib))
     over_platform = _over_platform(req, ram_needed, ram.channels)
     warnings += over_platform
-    if strategy != "gpu_only":
-        warnings.append(note("offload_prefill_slow"))
     assumptions.append(
         note(
             f"offload_layout_{strategy}", on_gpu=on_gpu / GIB, in_ram=in_ram / GIB, layers=layers_on_gpu, total=n_layers
         )
     )
+    if strategy != "gpu_only":
+        warnings.append(note("offload_prefill_slow"))
+        assumptions.append(_timing_note(read_ram, ram.effective_gbs, read_gpu, gpu_bw * eff_gpu, _launch_seconds(arch)))
     return OffloadResult(
         model=arch.name,
         precision=base.precision,
@@ -286,6 +293,19 @@ def estimate_offload(req: OffloadRequest) -> OffloadResult:
     )
 
 
+def _timing_note(read_ram: float, ram_gbs: float, read_gpu: float, gpu_gbs: float, fixed_s: float) -> Note:
+    """The arithmetic of the decode figure, shown in the assumptions: each side's bytes per token over its bandwidth
+    in decode, plus the fixed per-layer time (the same sum estimate_offload times a token with)."""
+    ram_s = read_ram / (ram_gbs * 1e9)
+    gpu_s = read_gpu / (gpu_gbs * 1e9) if read_gpu else 0.0
+    total = ram_s + gpu_s + fixed_s
+    timing = dict(ram_read=read_ram / 1e9, ram_gbs=ram_gbs, ram_ms=ram_s * 1e3, fixed_ms=fixed_s * 1e3)
+    timing |= dict(total_ms=total * 1e3, tps=round(1 / total, 2))  # rounded as the result's decode figure
+    if not read_gpu:
+        return note("offload_decode_time_cpu", **timing)
+    return note("offload_decode_time", gpu_read=read_gpu / 1e9, gpu_gbs=gpu_gbs, gpu_ms=gpu_s * 1e3, **timing)
+
+
 def _launch_seconds(arch: ModelArch) -> float:
     """Fixed time per layer and token (kernel launches, MoE routing): llama.cpp's row of the speed engines."""
     engine = speed_defaults()["speed"]["engines"]["llama.cpp"]
@@ -307,7 +327,7 @@ def _place(
     n = arch.num_layers
     if available <= 0 or req.strategy == "cpu":
         return "cpu", 0.0, 0
-    if everything <= available and req.strategy == "auto":
+    if everything <= available:  # "ollama" asks for layers; a model that fits whole needs no split at all
         return "gpu_only", everything, n
     if arch.moe and req.strategy in ("auto", "experts"):
         dense_part = layer_bytes + outside + kv

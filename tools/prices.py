@@ -205,14 +205,15 @@ def used_purchase_price(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tu
 
 
 def used_price_range(gpu: GpuSpec, currency: Currency, book: PriceBook) -> tuple[float, float, str] | None:
-    """The dated second-hand range (low, high, date) in `currency`; a discontinued card's street price is one."""
-    for price in (gpu.used_price, gpu.street_price if gpu.discontinued else None):
-        if price is None:
-            continue
-        for unit, bounds in (("CNY", price.cny), ("USD", price.usd)):
-            if bounds:
-                low, high = (round(book.convert(b, unit, currency)) for b in bounds)  # type: ignore[arg-type]
-                return float(low), float(high), str(price.date or "")
+    """The dated second-hand range (low, high, date) in `currency`; a discontinued card's street price is one (an
+    estimate with no dated source comes with no date). A range
+    observed in the asker's own currency comes first (a P40's 闲鱼 price in yuan, its eBay range in dollars); another
+    currency's is converted."""
+    prices = [p for p in (gpu.used_price, gpu.street_price if gpu.discontinued else None) if p is not None]
+    observed = [(p, unit, b) for p in prices for unit, b in (("CNY", p.cny), ("USD", p.usd)) if b]
+    for price, unit, bounds in sorted(observed, key=lambda o: o[1] != currency):  # stable: catalog order otherwise
+        low, high = (round(book.convert(b, unit, currency)) for b in bounds)  # type: ignore[arg-type]
+        return float(low), float(high), "" if price.estimated else str(price.date or "")  # no date: an estimate
     return None
 
 

@@ -808,7 +808,8 @@ def _reasons(ctx: _Context, p: Pick, lead: bool = True) -> list[Note]:
     out += _budget_reasons(req, p)
     if p.condition == "used" and p.price_range is not None:
         low, high, date = p.price_range
-        out.append(note("used_value", price=p.price_each, low=low, high=high, date=date, currency=p.currency))
+        code = "used_value" if date else "used_value_estimated"  # no date: no dated sale was found, an estimate
+        out.append(note(code, price=p.price_each, low=low, high=high, date=date, currency=p.currency))
     if req.num_gpus is not None:
         out.append(note("exact_cards", count=req.num_gpus))
         if (fewest := _fewest(ctx, p)) is not None:

@@ -52,6 +52,10 @@ class ProviderFacts(BaseModel):
     no_gpu_mode: dict | None = None
     free_gpus: list[str] = Field(default_factory=list)
     access: Literal["china_only", "global", "global_usd"]
+    persist: LocalText | None = Field(default=None, description="Where checkpoints survive a stop or disconnect")
+    persist_source: str | None = None
+    connect: LocalText | None = Field(default=None, description="How one reaches the machine (SSH, JupyterLab)")
+    price: Literal["unconfirmed"] | None = Field(default=None, description="unconfirmed: no dated price on record")
     source: str
     date: str
 
@@ -108,6 +112,12 @@ class RentRequest(BaseModel):
     limit: int = Field(default=5, ge=1, le=20, description="How many offers to list")
     shared_by: int | None = Field(
         default=None, ge=2, le=10_000, description="People sharing one instance: each offer states each one's month"
+    )
+    exclude: list[str] = Field(
+        default_factory=list, description="Providers to leave out ('besides AutoDL', 'other than AWS'): a reference"
+    )
+    about: list[str] = Field(
+        default_factory=list, description="Providers asked about whose facts to return, priced or not ('恒源云')"
     )
     prices_file: str | None = Field(default=None, description="Your own prices.yaml to override the bundled one")
     cny_per_usd: float | None = Field(default=None, gt=0, le=100, description="Exchange rate override")
@@ -177,8 +187,17 @@ class RentResult(BaseModel):
     alternatives: list[RentOffer] = Field(
         default_factory=list, description="When the card is not rented anywhere on record: cards with its memory"
     )
+    twins: list[RentOffer] = Field(
+        default_factory=list,
+        description="No offer in the user's market: the same chip's local variant (A800 for A100, H800 for H100)",
+    )
     free_tiers: list[FreeTier] = Field(default_factory=list)
     no_gpu_modes: list[str] = Field(default_factory=list, description="Providers that start an instance without a GPU")
+    named: list[ProviderFacts] = Field(
+        default_factory=list,
+        description="The facts of the providers asked about (named, or filtered on), priced or not",
+    )
+    excluded: list[str] = Field(default_factory=list, description="Providers left out of the list (a reference)")
     cny_per_usd: float
     assumptions: list[Note]
     warnings: list[Note]
@@ -190,6 +209,9 @@ def rent_providers(req: RentRequest) -> RentResult:
     book = load_prices(req.prices_file, req.cny_per_usd)
     market: Market = req.market or ("cn" if req.currency == "CNY" else "global")
     provider = resolve_provider(req.provider) if req.provider else None
+    excluded = [resolve_provider(p) for p in req.exclude]
+    if excluded:
+        book = book.model_copy(update={"rows": [r for r in book.rows if r.provider not in excluded]})
     assumptions: list[Note] = []
     warnings: list[Note] = []
     gpu: GpuSpec | None = None
@@ -204,13 +226,20 @@ def rent_providers(req: RentRequest) -> RentResult:
     else:
         model = req.model  # the memory was sized elsewhere (estimate_vram): the model only names it
     offers, cross = _market_offers(req, book, market, provider, gpu)
+    twins = _twins(req, book, market, gpu) if cross and gpu is not None else []
     if cross:
         warnings.append(note("rent_cross_market", market="global" if market == "cn" else "cn"))
+    if twins:
+        assumptions.append(note("rent_twin", asked=gpu.name if gpu else "", twin=twins[0].gpu))
     alternatives: list[RentOffer] = []
-    if gpu is not None and not offers:
+    unpriced = provider is not None and provider_facts()[provider].price == "unconfirmed"
+    if gpu is not None and not offers and not unpriced:  # a provider with no dated price has no offer to replace
         warnings.append(note("rent_no_offer", gpu=gpu.name))
-        alt_req = req.model_copy(update={"gpu": None, "need_gib": gpu.vram_gib * req.num_gpus * 0.97})
-        alternatives = _market_offers(alt_req, book, market, provider, None)[0]
+    if gpu is not None and not unpriced and (not offers or cross):  # only the other market rents it: a local stand-in
+        # what the asked card holds: a card of the same memory qualifies at the same count (A100 80GB PCIe for SXM)
+        alt_req = req.model_copy(update={"gpu": None, "need_gib": usable_gib(gpu) * req.num_gpus})
+        alternatives = [o for o in _market_offers(alt_req, book, market, provider, None)[0] if o.kind == "on_demand"]
+        alternatives = twins or alternatives  # the same chip under its local name stands in first (A800 for A100)
     if req.need_gib is not None and gpu is None and any(o.num_gpus > 1 for o in offers[: req.limit]):
         assumptions.append(note("rent_need_split", need=req.need_gib))
     on_demand = [o for o in offers if o.kind == "on_demand"]
@@ -234,12 +263,19 @@ def rent_providers(req: RentRequest) -> RentResult:
         spot=spot,
         cross_market=cross,
         alternatives=_pick(alternatives, 3),
+        twins=_pick(twins, 3),
         free_tiers=_free_tiers(gpu, req.need_gib, provider),
         no_gpu_modes=[p.name for p in provider_facts().values() if (p.no_gpu_mode or {}).get("available")],
+        named=[
+            provider_facts()[n]
+            for n in dict.fromkeys([*(resolve_provider(a) for a in req.about), *[provider or ""]])
+            if n
+        ],
+        excluded=excluded,
         cny_per_usd=book.cny_per_usd,
         assumptions=assumptions,
         warnings=warnings,
-        tips=_tips(listed, spot),
+        tips=_tips([*twins[:1], *listed], spot),
     )
 
 
@@ -321,6 +357,25 @@ def _market_offers(
         return offers, False
     other = [r for r in rows if r.market != market]
     return _offers(req, book, other, gpu), True
+
+
+def _twins(req: RentRequest, book: PriceBook, market: Market, gpu: GpuSpec) -> list[RentOffer]:
+    """Local on-demand offers of the asked card's market variant: the same compute capability, memory size and
+    memory type under another name (A800 80GB for an A100 80GB, H800 for H100 in China), cheapest first."""
+    local = [r for r in book.rows if r.market == market]
+    out = []
+    for row in local:
+        spec = _row_gpu(row.gpu)
+        if spec is None or spec.id == gpu.id or not gpu.compute_capability:
+            continue
+        same = (spec.compute_capability, spec.vram_gib, spec.memory_type) == (
+            gpu.compute_capability,
+            gpu.vram_gib,
+            gpu.memory_type,
+        )
+        if same and row.price("on_demand"):
+            out += _offers(req.model_copy(update={"gpu": spec.name}), book, [row], spec)
+    return sorted((o for o in out if o.kind == "on_demand"), key=lambda o: o.price_per_hour)
 
 
 def _offers(req: RentRequest, book: PriceBook, rows: list[PriceRow], gpu: GpuSpec | None) -> list[RentOffer]:

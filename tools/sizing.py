@@ -144,6 +144,11 @@ class GpuFit(BaseModel):
         "proportional to its memory, so capacity_gib and usable_gib_per_gpu are their averages",
     )
     usable_gib_total: float | None = Field(default=None, description="Mixed cards: their usable memory summed")
+    unified_memory_gib: float | None = Field(
+        default=None,
+        description="A Mac: its whole unified memory; capacity_gib is the share macOS lets the GPU wire by default "
+        "(Metal's recommendedMaxWorkingSetSize, apple_silicon.yaml), which `sysctl iogpu.wired_limit_mb` raises",
+    )
     capacity_gib_total: float | None = Field(
         default=None, description="The memory of all num_gpus cards together (capacity_gib x num_gpus), before headroom"
     )

@@ -88,6 +88,10 @@ class SpeedResult(BaseModel):
     batch: int
     decode_tokens_per_s: float | None = Field(description="Per sequence")
     decode_tokens_per_s_total: float | None = Field(description="All sequences together")
+    decode_tokens_per_min: float | None = Field(
+        default=None, description="decode_tokens_per_s x 60: the same rate per minute (asked as tokens a minute)"
+    )
+    decode_tokens_per_min_total: float | None = Field(default=None, description="All sequences together, per minute")
     time_per_output_token_ms: float | None
     prefill_tokens_per_s: float | None
     ttft_s: float | None = Field(description="Time to first token for one prompt of context_tokens")
@@ -361,6 +365,8 @@ def _inference(
     return dict(
         decode_tokens_per_s=round(per_seq, 2),
         decode_tokens_per_s_total=round(total, 1),
+        decode_tokens_per_min=round(per_seq * 60),
+        decode_tokens_per_min_total=round(total * 60),
         time_per_output_token_ms=round(step * 1000, 2),
         prefill_tokens_per_s=round(prefill, 1) if prefill else None,
         ttft_s=round(ttft, 4) if ttft else None,

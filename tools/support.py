@@ -328,6 +328,7 @@ class _Found:
     instead: list[Note]
     warnings: list[Note]
     sources: list[str]
+    overrides: bool = False  # a weight format's rule that is the whole answer (support.yaml `overrides: true`)
 
 
 def _notes(refs: list[Any], params: dict[str, Any]) -> list[Note]:
@@ -366,6 +367,7 @@ def _apply(rules: list[dict[str, Any]], subject: dict[str, Any], t: Target, prec
                 instead=_notes(rule.get("instead", []), params),
                 warnings=_notes(rule.get("warnings", []), params),
                 sources=list(rule.get("sources", [])),
+                overrides=bool(rule.get("overrides")),
             )
     return None
 
@@ -477,6 +479,9 @@ def _with_precision(found: _Found, subject: dict[str, Any], t: Target, group: st
     more = _apply(rules[0], rules[1], t, precision)
     if more is None:
         return found
+    if more.overrides:  # the library's caveat is about another of its features (bitsandbytes: LLM.int8 vs NF4)
+        why = more.why + found.why
+        return _Found(more.verdict, why, more.instead, found.warnings + more.warnings, found.sources + more.sources)
     verdict: Verdict = found.verdict if _SEVERITY[found.verdict] >= _SEVERITY[more.verdict] else more.verdict
     return _Found(
         verdict=verdict,

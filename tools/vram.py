@@ -309,6 +309,7 @@ def _fit_on(req: VramRequest, result: VramResult) -> GpuFit:
         per_gpu_gib_needed=needed[1] if needed else None,
         mixed_gpus=[g.name for g in mix] if mixed else [],
         usable_gib_total=round(usable * req.num_gpus, 2) if mixed else None,
+        unified_memory_gib=gpu.vram_gib if gpu.vendor == "apple" and not mixed else None,
         capacity_gib_total=round(capacity * req.num_gpus, 2),
     )
 

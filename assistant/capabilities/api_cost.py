@@ -22,6 +22,7 @@ from tools.notes import money, render_all
 # Two monthly bills within 10% of each other are "about the same": list prices and the usage assumed (1,000 prompt +
 # 500 output tokens a request) move either side by more than that
 _EVEN = 0.10
+_MAX_MODELS = 3  # open models priced in one answer ("Qwen3-32B 和 Qwen3-8B 两个模型")
 
 
 def _tokens(n: float, lang: str) -> str:
@@ -74,15 +75,14 @@ class ApiCost(Capability):
         price = s.gpu_price or (s.budget if s.budget_scope == "gpus" and len(parsed.gpu_mentions) == 1 else None)
         if "gpu" in args and price:
             args["gpu_price"] = price / (s.num_gpus or 1) if s.gpu_price is None else price  # "花 2 万买 4090"
-        for side in ("input", "output"):
-            tokens_each = getattr(parsed, f"{side}_tokens_per_request")
-            if tokens_each:
-                args[f"{side}_tokens_per_request"] = tokens_each  # "Input:2,000 tokens Output:500 tokens"
-        if parsed.hours_per_day:
-            args["hours_per_day"] = parsed.hours_per_day
-        way = parsed.buy_or_rent or {"cloud": "rent", "local": "buy"}.get(s.deployment or "")
-        if way in ("buy", "rent"):
-            args["self_host"] = way  # "租 GPU 会不会比调用 GPT 贵": price renting, not buying (and in follow-ups)
+        args.update(_request_shape_args(ctx))
+        args.update(_self_host_way(ctx, "gpu_price" in args))
+        models = list(dict.fromkeys(parsed.models_mentioned))
+        if len(models) > 1 and args.get("model") in models:
+            # "DeepSeek API 还是自己部署 Qwen3-32B 和 Qwen3-8B": each model the user would host, priced in turn
+            for model in models[:_MAX_MODELS]:
+                ctx.add(self.intent, ToolName.COMPARE_API, **{**args, "model": model})
+            return
         ctx.add(self.intent, ToolName.COMPARE_API, **args)
 
     def apply(self, scenario: Scenario, tool: ToolName, args: dict[str, Any]) -> None:
@@ -92,8 +92,8 @@ class ApiCost(Capability):
             scenario.deployment = "cloud" if way == "rent" else "local"
 
     def render(self, w: Writer, turn: Turn) -> None:
-        for r in turn.own(self.intent, ApiCostResult):
-            api_lines(w, r, turn.parsed.privacy)
+        for i, r in enumerate(turn.own(self.intent, ApiCostResult)):
+            api_lines(w, r, turn.parsed.privacy, reasons=i == 0)  # the reasons to own are said once
 
     def summary(self, tool: ToolName, result: BaseModel, lang: str) -> str:
         if not isinstance(result, ApiCostResult):
@@ -104,21 +104,48 @@ class ApiCost(Capability):
         )
 
 
+def _request_shape_args(ctx: PlanContext) -> dict[str, Any]:
+    """One request's prompt and reply ("Input:2,000 tokens Output:500 tokens") and the hours a day it is served."""
+    parsed = ctx.parsed
+    out: dict[str, Any] = {}
+    for side in ("input", "output"):
+        tokens_each = getattr(parsed, f"{side}_tokens_per_request")
+        if tokens_each:
+            out[f"{side}_tokens_per_request"] = tokens_each
+    if parsed.hours_per_day:
+        out["hours_per_day"] = parsed.hours_per_day
+    return out
+
+
+def _self_host_way(ctx: PlanContext, priced: bool) -> dict[str, Any]:
+    """Renting or buying as the user said it (and in follow-ups), and a card the user already has."""
+    s, parsed = ctx.scenario, ctx.parsed
+    out: dict[str, Any] = {}
+    way = parsed.buy_or_rent or {"cloud": "rent", "local": "buy"}.get(s.deployment or "")
+    if way in ("buy", "rent"):
+        out["self_host"] = way  # "租 GPU 会不会比调用 GPT 贵": price renting, not buying (and in follow-ups)
+    if parsed.owns_hardware and parsed.gpu and not priced and parsed.buy_or_rent != "buy":
+        out["owned"] = True  # "我有一张 3090，API 还是本地跑": the card is paid for, running it costs power
+    return out
+
+
 def _usage_args(ctx: PlanContext) -> dict[str, Any]:
     """The usage to price: requests a day, else tokens a month, else the monthly bill the user pays now."""
     s, parsed = ctx.scenario, ctx.parsed
-    requests = parsed.requests_per_day or s.requests_per_day
-    tokens = parsed.tokens_per_month or s.tokens_per_month
-    if requests:
-        return {"requests_per_day": requests}
-    if tokens:
-        return {"tokens_per_month": tokens}
+    if parsed.requests_per_day:
+        return {"requests_per_day": parsed.requests_per_day}
+    if parsed.tokens_per_month:
+        return {"tokens_per_month": parsed.tokens_per_month}
     if parsed.monthly_budget:
-        return {"monthly_bill": parsed.monthly_budget}  # "we spend $2,000 a month on OpenAI"
+        return {"monthly_bill": parsed.monthly_budget}  # "we spend $2,000 a month on OpenAI" (this turn's usage wins)
+    if s.requests_per_day:
+        return {"requests_per_day": s.requests_per_day}
+    if s.tokens_per_month:
+        return {"tokens_per_month": s.tokens_per_month}
     return {}
 
 
-def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False) -> None:
+def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False, reasons: bool = True) -> None:
     """Verdict first (with the break-even volume), then each API and self-hosting option with its date; when the
     user named privacy, what keeping the data in house costs comes right after the verdict."""
     cur = r.currency
@@ -188,13 +215,17 @@ def api_lines(w: Writer, r: ApiCostResult, privacy: bool = False) -> None:
                 )
             )
         else:
-            lines.append(w.t("api_self_line_buy", **fields))
+            lines.append(w.t("api_self_line_own" if s.kind == "own" else "api_self_line_buy", **fields))
     w.add("\n".join(lines))
     if r.busy_share is not None:
         busy = f"{r.busy_share:.0%}" if r.busy_share >= 0.01 else "<1%"  # a light volume: not "0% of the time"
         w.say("api_capacity", capacity=_tokens(r.capacity_tokens_per_month, w.lang), busy=busy)
+    why = [n for n in r.assumptions if n.code == "api_other_reasons"]  # privacy, offline, fine-tuning: always said
+    if why and reasons and not privacy:
+        w.add(why[0].render(w.lang))
     w.bullets("warnings_head", render_all(warnings, w.lang))
-    w.bullets("assumptions_head", render_all(r.assumptions, w.lang), limit=6)
+    # the sums behind every figure (volume, API price at this mix, each option's month, the break-even) are shown
+    w.bullets("assumptions_head", render_all([n for n in r.assumptions if n not in why], w.lang), limit=14)
 
 
 def _quality_first(w: Writer, r: ApiCostResult) -> list:

@@ -49,8 +49,9 @@ class AppFit(Capability):
         return False  # the card facts of this answer set no model or workload
 
     def phase(self, turn: Turn) -> int:
-        # the verdict on the card (or the card to buy) is the answer; after the pick when the cards are compared
-        return 2 if "compare" in turn.plan.intents else -2
+        # the verdict on the card (or the card to buy) is the answer; after the pick when the cards are compared, and
+        # after a platform's verdict asked first ("Is the 7900 XTX supported by ROCm now? I want to run SD on it")
+        return 2 if "compare" in turn.plan.intents or turn.plan.intents[:1] == ["support"] else -2
 
     def render(self, w: Writer, turn: Turn) -> None:
         found = [o for o in turn.own(self.intent, GpuSpecsResult) if o.app is not None and o.gpus]

@@ -78,8 +78,9 @@ class CardNeeded(Capability):
                 card = reference_card(o.result)
                 args = {**o.call.args, "gpu": card}  # on the count named ("8 GPUs"), if any
                 calls.append(ToolCall(name=ToolName.ESTIMATE_VRAM, args=args, owner=self.intent))
+                asked = any(x.call.owner == "offload" for x in outcomes)  # the offload answer already ran it
                 if o.result.mode == "inference" and card == advice.reference_multi_card() and len(calls) == 1:
-                    calls.append(_from_ram(plan, o.result))  # no one card holds it: what RAM alone would do
+                    calls += [] if asked else [_from_ram(plan, o.result)]  # no one card holds it: RAM alone
                 if o.result.mode == "inference" and o.result.context_tokens >= advice.long_context_tokens():
                     speed = {k: args[k] for k in ("model", "params_b", "precision", "context_tokens") if k in args}
                     calls.append(ToolCall(name=ToolName.ESTIMATE_SPEED, args={**speed, "gpu": card}, owner=self.intent))
@@ -197,7 +198,8 @@ def _part_speed(w: Writer, turn: Turn, r: VramResult) -> str:
         same = (s.model, s.precision, s.gpu, s.num_gpus) == (r.model, r.precision, r.fit.gpu, r.num_gpus)
         if same and i not in turn.shown and s.decode_tokens_per_s is not None and runs(turn, s):
             turn.shown.add(i)
-            return w.t("part_speed", decode=s.decode_tokens_per_s)
+            per_min = w.t("part_speed_per_minute", per_min=s.decode_tokens_per_min) if w.per_minute else ""
+            return w.t("part_speed", decode=s.decode_tokens_per_s) + per_min
     return ""
 
 

@@ -183,7 +183,7 @@ def _fits(s: Scenario) -> bool:
     return r is not None and r.fit is not None and r.fit.fits
 
 
-def _offload_within_ram(args: dict[str, Any]) -> dict[str, Any] | None:
+def offload_within_ram(args: dict[str, Any]) -> dict[str, Any] | None:
     """ "两张3090、251G内存跑量化满血 R1": the 4-bit GGUF split needs more RAM than the machine has (~339 of 251 GiB);
     the first lower llama.cpp level whose split fits the RAM stated (Q2_K: ~188 GiB), or None."""
     from tools.offload import OffloadRequest, estimate_offload
@@ -437,7 +437,7 @@ class CheaperWay(Capability):
         if first.mode == "inference" and not asked and not unified:  # the user's cards plus RAM: llama.cpp offload
             offload = offload_args(s, precision=_offload_format(first.precision))
             calls.append(ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=offload, owner=self.intent))
-            lower = _offload_within_ram(offload)
+            lower = offload_within_ram(offload)
             if lower is not None:  # the 4-bit split needs more RAM than the machine has: the level that fits it
                 calls.append(ToolCall(name=ToolName.ESTIMATE_OFFLOAD, args=lower, owner=self.intent))
             if offload.get("strategy") == "layers" and _is_moe(s):  # Ollama: layers only; llama.cpp / ktransformers

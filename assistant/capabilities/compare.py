@@ -27,6 +27,9 @@ from tools.prices import tco_defaults
 
 MAX_GPUS = 4
 _MAX_REASONS = 5
+# reasons said before the bottleneck sentence: why a cheaper card loses, or why the pick wins though another option
+# leads on the bottleneck (tools/compare.py _pick_despite)
+_FIRST_REASONS = ("cmp_pick_over_ended", "cmp_named_short")
 _MAX_NOTES = 6
 _FOLDED = ("memory", "fit", "speed")  # question types a comparison already answers for every option
 
@@ -180,7 +183,7 @@ def _verdict(w: Writer, r: CompareResult, capacity: bool = False, why: bool = Fa
         tie = bool(first) and first[0].code.endswith("_tie")
         if first and not (tie or why) and v.reasons and v.reasons[0].code == "cmp_all_fit":
             reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "is X enough or do I need Y?": yes, each is, first
-        if v.reasons and v.reasons[0].code in ("cmp_pick_over_ended", "cmp_named_short"):
+        if v.reasons and v.reasons[0].code in (*_FIRST_REASONS, "cmp_pick_despite_cuda", "cmp_pick_despite_brim"):
             reasons = [v.reasons[0], *first, *v.reasons[1:]]  # "K80 or 3090?": the K80 is out of support, first
         reasons = reasons[:_MAX_REASONS]
         w.say("compare_verdict", label=_label(w, r, r.rows[v.pick]), reasons=_join(w, reasons, True))

@@ -134,10 +134,21 @@ def _stand_in(ctx: PlanContext, gid: str, count: int) -> dict[str, Any]:
     s = ctx.scenario
     cur = s.currency or "USD"
     own = rent_providers(RentRequest(gpu=gid, num_gpus=count, currency=cur))
-    if own.offers:
-        return {}
-    offer = None
+    if own.offers and not own.cross_market:
+        return {}  # rented in the user's market
     card = resolve_gpu(gid)[0]
+    if own.offers and own.cross_market:
+        # rented only in the other market: its local twin (the same chip, A800 for an A100) stands in. A datacenter
+        # card with no twin keeps its own converted price (an H100 rents worldwide at like prices; an A800 merely has
+        # its memory and is slower); a consumer card rented only on the other market's platforms (a 5090 on AutoDL,
+        # out of reach from abroad) is weighed on the local card that does its job, below
+        if own.twins:
+            twin = min(own.twins, key=lambda o: o.price_per_hour)
+            ctx.notes.append(note("rent_twin", asked=card.name, twin=twin.gpu))
+            return {"rent_gpu": twin.gpu_id, "rent_num_gpus": twin.num_gpus}
+        if card.segment == "datacenter":
+            return {}
+    offer = None
     # a datacenter card bought for a server (an H20 run 7x24) is weighed against renting datacenter cards, not the
     # consumer cards that happen to hold the model cheapest
     same_class = (lambda o: resolve_gpu(o.gpu_id)[0].segment == "datacenter") if card.segment == "datacenter" else None

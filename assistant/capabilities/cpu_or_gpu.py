@@ -89,6 +89,8 @@ class CpuOrGpu(Capability):
         return {k: args[k] for k in ("gpu", "num_gpus") if k in args} if tool == ToolName.ESTIMATE_SPEED else {}
 
     def phase(self, turn: Turn) -> int:
+        if "ram" in turn.plan.intents and turn.parsed.ram_gib:
+            return 1  # "is 64GB of RAM enough to run it on CPU only?": the RAM's verdict leads (capabilities/ram.py)
         if _smaller(turn.plan.scenario.model or ""):
             return -1  # a smaller sibling of a model no card holds: after the answer on the model named
         if turn.plan.scenario.gpu and "fit" in turn.plan.intents and not _card_holds(turn):

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, ToolCall, Turn
 from assistant.capabilities.diagnose_more import mac_prompt, more_cards, more_cards_line, tight_weights
+from assistant.capabilities.diagnose_ratio import other_run_line, ratio_lead, stated_ratio_args
 from assistant.capabilities.diagnose_way import fit_way
 from assistant.capabilities.memory import memory_lines
 from assistant.scenario import Scenario
@@ -53,7 +54,7 @@ def _num(x: float) -> str:
 
 def diagnose_args(s: Scenario, q: ParsedQuery) -> dict[str, Any]:
     """diagnose arguments: the scenario's model and hardware plus what this message reports."""
-    slower = _slower_card(q) or _inverted_card(q)
+    slower = q.slower_gpu or _slower_card(q) or _inverted_card(q)  # "V100 比 A100 慢5倍": the V100's run
     gpu = slower or _speed_card(q) or _own_gpu(q) or s.gpu
     count = (q.gpu_counts.get(slower) or 1) if slower else s.num_gpus
     s = s.model_copy(update={"gpu": gpu, "num_gpus": count, "model": _measured_model(s, q)})
@@ -221,6 +222,7 @@ def _measured_args(args: dict[str, Any], q: ParsedQuery) -> None:
     for arg in ("measured_seconds_per_step", "target_tokens_per_s", "measured_memory_gib"):
         if getattr(q, arg) is not None:
             args[arg] = getattr(q, arg)
+    stated_ratio_args(args, q)
 
 
 def _run_time_args(args: dict[str, Any], s: Scenario, q: ParsedQuery) -> None:
@@ -523,6 +525,8 @@ def _verdict_lead(w: Writer, r: DiagnoseResult, memory: VramResult | None = None
         ceiling, single = _num(r.ceiling_tokens_per_s), _num(r.single_gpu_tokens_per_s)
         w.say("diag_lead_multi_gpu", n=r.num_gpus, gpu=r.gpu, scaling=r.scaling, ceiling=ceiling, single=single)
         return set()
+    if ratio_lead(w, r):  # "5x slower than the A100", or the same card faster in another run: the factor leads
+        return set()
     if r.verdict == "no_ceiling" or r.ceiling_tokens_per_s is None:
         return set() if _two_cards_plain(w, r) or _two_cards_unmeasured(w, r) or _two_cards_training(w, r) else None
     if not _two_cards(w, r):
@@ -635,7 +639,7 @@ def _no_cause_key(r: DiagnoseResult) -> str:
         key = "diag_no_cause_training_hours"  # no data size: no gap known, what would make one
     if r.symptom == "oom" and r.model is None:
         key = "diag_no_cause_oom"  # no model to size: what an out-of-memory is made of, and what to lower
-    elif not (r.measured_tokens_per_s or r.implied_tokens):
+    elif not (r.measured_tokens_per_s or r.implied_tokens or r.stated_ratio):  # a factor stated is a measurement
         key = "diag_no_cause_unmeasured"
     return key
 
@@ -652,6 +656,7 @@ def diagnose_lines(
     """Verdict, causes with their fixes, the memory as loaded (for a memory problem), the comparison on one card,
     further cards measured, sources, assumptions."""
     _lead(w, r, memory)
+    other_run_line(w, r)  # a faster run elsewhere on the same card, past this format's bound: a lighter build
     more_cards_line(w, r, more or [], _num)
     if r.causes:
         lines = [

@@ -28,7 +28,7 @@ from assistant.understanding import ParsedQuery
 from tools import advice
 from tools.catalog import GpuSpec
 from tools.fit import FitResult
-from tools.notes import note, render_all
+from tools.notes import Note, note, render_all
 from tools.speed import SpeedResult
 from tools.vram import VramResult
 
@@ -264,7 +264,8 @@ def _personal_engine(s: Scenario) -> str:
 
 def _personal_format(s: Scenario) -> str:
     """One person's local format: the usual 4-bit GGUF, or the model's own format when it already ships in 4 bits
-    (gpt-oss: MXFP4), as Ollama and llama.cpp serve it."""
+    (gpt-oss: MXFP4), as Ollama and llama.cpp serve it. Quantized only when needed: two cards of one's own that
+    hold the model as published (2x A4000 16GB and an 11B vision model in BF16) run it so, split over both."""
     from tools.errors import AdvisorError
     from tools.model_match import match_model
     from tools.precision import resolve_precision
@@ -274,21 +275,57 @@ def _personal_format(s: Scenario) -> str:
         native = match_model(s.model).arch.native_precision if s.model else None
     except AdvisorError:
         return default
-    return native if native and resolve_precision(native).bits <= 4.5 else default
+    if native and resolve_precision(native).bits <= 4.5:
+        return native
+    return _published_on_own_cards(s) or default
+
+
+def _published_on_own_cards(s: Scenario) -> str | None:
+    """The published format (the model's own, else BF16) when the user's two or more cards hold it, split as vLLM or
+    Transformers split it, at a personal chat's context; None otherwise (one card: the 4-bit build people run)."""
+    return published_fits(s) if (s.num_gpus or 1) >= 2 and not s.gpu_mix else None
+
+
+def published_fits(s: Scenario) -> str | None:
+    """The published format (the model's own, else BF16) when the scenario's cards (one if no count) hold it at a
+    personal chat's context; None when only a quantized build would."""
+    from tools.errors import AdvisorError
+    from tools.vram import VramRequest, estimate_vram
+
+    context = s.context_tokens or capped_context(s, advice.default_context("inference", personal=True))
+    try:
+        r = estimate_vram(VramRequest(**vram_args(s.model_copy(update={"precision": None, "context_tokens": context}))))
+    except (AdvisorError, ValueError):
+        return None
+    return r.precision if r.fit is not None and r.fit.fits else None
+
+
+def personal_scenario(s: Scenario, parsed: ParsedQuery) -> Scenario | None:
+    """One person's local run as it is run (advice.md §2: the format above, a personal chat's 8k context), the one
+    default every capability sizes such a question with ("B580 跑 14B 速度怎么样" too); None when the scenario is no
+    person's own desk-side cards, a format was named, or how many users it serves is asked."""
+    if (s.mode or "inference") != "inference" or not _personal(s) or parsed.asks_concurrency:
+        return None
+    context = s.context_tokens or capped_context(s, advice.default_context("inference", personal=True))
+    return s.model_copy(update={"precision": _personal_format(s), "context_tokens": context})
 
 
 def _personal_defaults(ctx: PlanContext, s: Scenario, owner: str) -> None:
     """ "4060 Ti 跑 14B 够不够": one person's local chat runs a 4-bit GGUF at 8k (advice.md §2): size and
     time exactly that first, then say what else fits."""
-    local = s.model_copy(
-        update={
-            "precision": _personal_format(s),
-            "context_tokens": s.context_tokens or capped_context(s, advice.default_context("inference", personal=True)),
-        }
-    )
+    local = personal_scenario(s, ctx.parsed) or s
     ctx.add(owner, ToolName.ESTIMATE_VRAM, **vram_args(local))
     ctx.add(owner, ToolName.ESTIMATE_SPEED, **speed_args(local))
-    ctx.notes.append(note("default_precision_personal_inference", precision=local.precision))
+    ctx.notes.append(personal_note(local))
+
+
+def personal_note(local: Scenario) -> Note:
+    """What the personal default assumed: the 4-bit build, or the published weights on the user's own cards."""
+    from tools.precision import resolve_precision
+
+    if resolve_precision(local.precision or "bf16").bits >= 8:
+        return note("default_precision_own_cards", precision=local.precision, n=local.num_gpus or 1)
+    return note("default_precision_personal_inference", precision=local.precision)
 
 
 class Fit(Capability):

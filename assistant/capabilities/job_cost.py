@@ -137,6 +137,24 @@ def job_calls(plan: Plan, outcomes: list[Outcome], owner: str) -> list[ToolCall]
         if o.call.args["gpu"] in seen:
             continue
         seen.add(o.call.args["gpu"])
+        if not r.fits_in_memory:
+            # the user's cards do not hold the run (a full fine-tune of Gemma-3-4B on 2 x T4): where the memory it
+            # needs rents cheapest, not a price for a run those cards cannot do
+            need = round(r.memory_per_gpu_gib * r.num_gpus, 1)
+            calls.append(
+                ToolCall(
+                    name=ToolName.RENT_PROVIDERS,
+                    args={
+                        "need_gib": need,
+                        "model": r.model,
+                        "precision": r.precision,
+                        "currency": s.currency or "USD",
+                        "limit": 3,
+                    },
+                    owner=owner,
+                )
+            )
+            continue
         args: dict[str, Any] = {
             "gpu": o.call.args["gpu"],
             "num_gpus": boards_for(o.call.args["gpu"], r.num_gpus),  # a board's GPUs were sized: rent the boards
@@ -183,6 +201,8 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
         first = rent.offers[0] if rent and rent.offers else None
         if not speed.time_to_train_hours or first is None or first.job_cost is None or rent is None:
             continue
+        if not speed.fits_in_memory:
+            continue  # a full fine-tune of Gemma-3-4B on 2 x T4: its memory's rental is listed below instead
         cur = rent.currency
         where = "" if first.yours else w.t("job_where", provider=first.provider, date=first.date)
         fields: dict[str, Any] = {
@@ -215,3 +235,9 @@ def job_lines(w: Writer, turn: Turn, owner: str) -> None:
         if w.t("job_stop_tip") not in w.lines:
             w.say("job_stop_tip")  # once, after the run that leads (a second card's run needs no second reminder)
         w.bullets("assumptions_head", render_all(speed.assumptions, w.lang), limit=3)
+    needed = next((r for r in turn.own(owner, RentResult) if r.gpu is None and r.need_gib and r.offers), None)
+    if needed is not None and any(not sp.fits_in_memory for sp in speeds):
+        from assistant.capabilities.rent import rent_lines  # rent.py imports this module
+
+        job = next(sp.method for sp in speeds if not sp.fits_in_memory)
+        rent_lines(w, needed, job=job)  # the user's cards do not hold the run: where the memory it needs rents

@@ -105,6 +105,7 @@ def verdict(
             w.say("not_fits_needs", n=fit.num_gpus, needed=fit.gpus_needed, **shared)
         else:
             w.say("not_fits", n=fit.num_gpus, **shared)
+        _mac_wired_share(w, fit)
     elif capacity_gib:
         engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
         headroom = headroom_for(engine)
@@ -120,6 +121,14 @@ def verdict(
             key, vram=capacity_gib, headroom=headroom, engine=w.label("engine", engine), need=r.per_gpu_gib, format=fmt
         )
     _pretrain_ways(w, r, capacity_gib)
+
+
+def _mac_wired_share(w: Writer, fit: GpuFit) -> None:
+    """A Mac's verdict counts the share of unified memory macOS lets the GPU wire by default (2/3, 3/4 from 36 GB):
+    say so once, and how `iogpu.wired_limit_mb` raises it."""
+    total = fit.unified_memory_gib
+    if total and fit.capacity_gib < total and "iogpu.wired_limit_mb" not in w.text():
+        w.say("mac_wired_share", capacity=fit.capacity_gib, total=total)
 
 
 def _pool(w: Writer, r: VramResult) -> str:
@@ -216,13 +225,17 @@ def _capacity_way(ctx: PlanContext) -> None:
         ctx.add("cheaper_way", ToolName.ESTIMATE_VRAM, **vram_args(way))
     s = ctx.scenario
     below_4bit = way is None or resolve_precision(way.precision or "bf16").bits < 4
-    if capacity and below_4bit and (s.mode or "inference") == "inference" and not ctx.parsed.precision:
+    two_bit = way is not None and resolve_precision(way.precision or "bf16").bits < 3
+    asked = ctx.parsed.precision  # "deepseek-r1:32b" names Q4_K_M: a 2-bit file is still no answer to lead with
+    four_or_more = not asked or resolve_precision(asked).bits >= 4
+    if capacity and below_4bit and (s.mode or "inference") == "inference" and four_or_more:
         # "a 32B on a 16 GB laptop": only a 2- or 3-bit file squeezes on, or none does; what the card holds at 4
         # bits (a 14B) is what an expert offers first (capacity_lead)
         _four_bit_holds(ctx, capacity, way is not None)
-    if capacity and s.ram_gib and (s.mode or "inference") == "inference" and below_4bit:
+    if capacity and (s.ram_gib or (two_bit and four_or_more)) and (s.mode or "inference") == "inference" and below_4bit:
         # "12G显存 64G内存能跑 32B 吗": the 4-bit file split between that card and the RAM they stated (llama.cpp)
-        # before a 3- or 2-bit file that squeezes onto the card alone
+        # before a 3- or 2-bit file that squeezes onto the card alone; with only a 2-bit file squeezing on, the split
+        # leads even with no RAM stated (a desktop's, said as assumed), the 2-bit file last (capacity_lead)
         from assistant.capabilities.workload import offload_args
 
         ctx.add("cheaper_way", ToolName.ESTIMATE_OFFLOAD, **offload_args(s), vram_gib=capacity)
@@ -231,13 +244,15 @@ def _capacity_way(ctx: PlanContext) -> None:
 def _offload_lead(w: Writer, turn: Turn) -> bool:
     """A card named by its size plus RAM, and the model too big for the card at 4 bits: the split between them
     (llama.cpp) leads, with its speed, or says the RAM is short too."""
-    from assistant.capabilities.offload import offload_lines
+    from assistant.capabilities.offload import offload_lines, offload_tail
     from tools.offload import OffloadResult
 
     for i, o in turn.own_indexed("cheaper_way", OffloadResult):
         if i not in turn.shown and o.strategy != "gpu_only":
             turn.shown.add(i)
-            offload_lines(w, o)
+            offload_lines(w, o, tail=False)
+            _after_offload(w, turn, turn.parsed.stated_capacity_gib or 0.0)
+            offload_tail(w, o, said_short=o.fits_in_ram is False)
             return True
     return False
 
@@ -247,7 +262,7 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
     from assistant.capabilities.cheaper import capacity_fits
 
     capacity = turn.parsed.stated_capacity_gib
-    if capacity and _offload_lead(w, turn):
+    if capacity and _offload_lead(w, turn):  # then the smaller model whole on the card, the 2/3-bit file last
         return
     for i, r in turn.own_indexed("cheaper_way", VramResult):
         if capacity and r.fit is None and i not in turn.shown and capacity_fits(r, capacity):
@@ -255,7 +270,8 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
             engine = engine_for(None, r.mode, resolve_precision(r.precision).kind)
             asked = turn.parsed.precision
             named = asked is not None and asked != r.precision  # "with Q6?": no at Q6 first, then the level that fits
-            if not named and _four_bit_instead(w, turn, r, capacity):
+            four_named = named and resolve_precision(asked or "bf16").bits >= 4  # "deepseek-r1:32b" is Q4_K_M
+            if (not named or four_named) and _four_bit_instead(w, turn, r, capacity):
                 return
             w.say(
                 "capacity_way_fits_named" if named else "capacity_way_fits",
@@ -271,6 +287,32 @@ def capacity_lead(w: Writer, turn: Turn) -> None:
             return
     if capacity and not _context_overflows(turn, capacity):
         _four_bit_instead(w, turn, None, capacity)  # nothing squeezes on: what the card holds at 4 bits leads
+
+
+def _after_offload(w: Writer, turn: Turn, capacity: float) -> None:
+    """After the 4-bit file split between the card and RAM leads: what the card holds whole at 4 bits (fast), then a
+    file below 4 bits that squeezes onto the card alone, last and with its quality cost (advice.md §9: quality
+    before squeezing; "deepseek-r1:32b on 16 GB": 32B from RAM at ~5 tokens/s, or the 14B distill, Q2_K last)."""
+    from assistant.capabilities.cheaper import capacity_fits
+    from tools.capacity import CapacityResult
+
+    for i, c in turn.own_indexed("cheaper_way", CapacityResult):
+        way = next((x for x in c.ways if x.mode == "inference" and x.max_params_b and x.examples), None)
+        if way is not None and i not in turn.shown:
+            turn.shown.add(i)
+            top = way.examples[0]
+            smaller = w.t(
+                "capacity_smaller_whole", max_b=way.max_params_b, example=top.model, example_gib=top.per_gpu_gib
+            )
+            w.lines[-1] += (" " if w.lang == "en" else "") + smaller  # the lead's second sentence, same paragraph
+            break
+    for i, r in turn.own_indexed("cheaper_way", VramResult):
+        bits = resolve_precision(r.precision).bits
+        if r.fit is None and i not in turn.shown and bits < 4 and capacity_fits(r, capacity):
+            turn.shown.add(i)
+            cost = w.t("capacity_low_bits_cost_2" if bits < 3 else "capacity_low_bits_cost_3")
+            w.say("capacity_low_bits_last", format=w.label("format", r.precision), need=r.per_gpu_gib, cost=cost)
+            return
 
 
 def _context_overflows(turn: Turn, capacity: float) -> bool:
@@ -294,9 +336,30 @@ def _four_bit_holds(ctx: PlanContext, capacity: float, squeezes: bool) -> None:
         if first is None or capacity_fits(first, capacity, s.engine):
             return
     args = {"vram_gib": capacity, "num_gpus": 1, "mode": "inference", "precision": "q4_k_m", "with_finetune": False}
-    ctx.add("cheaper_way", ToolName.LARGEST_MODEL, **args)
+    ctx.add("cheaper_way", ToolName.LARGEST_MODEL, **args, **own_series(s, args))
     if resolve_precision(s.precision or "bf16").bits > 4.5:  # the asked model at 4 bits: the figure that falls short
         ctx.add("cheaper_way", ToolName.ESTIMATE_VRAM, **vram_args(s.model_copy(update={"precision": "q4_k_m"})))
+
+
+def own_series(s: Any, args: dict) -> dict[str, str]:
+    """ "deepseek-r1:32b on 16 GB": the asked model's own series names the example the card holds (the 14B distill)
+    when its biggest that fits is near the card's ceiling (≥ 60% of it); else any current model does (a series with
+    no size near it would name a far smaller one, Llama-3.1-8B on a 24 GB card)."""
+    from tools.capacity import CapacityRequest, largest_model
+    from tools.errors import AdvisorError
+    from tools.model_match import match_model
+
+    try:
+        arch = match_model(s.model or "").arch
+        if arch.generic or not arch.series:
+            return {}
+        ways = largest_model(CapacityRequest(**args, family=arch.series)).ways
+    except (AdvisorError, ValueError):
+        return {}
+    way = next((x for x in ways if x.mode == "inference" and x.max_params_b and x.examples), None)
+    top = way.examples[0] if way is not None else None
+    near = top is not None and way is not None and top.params_b >= 0.6 * (way.max_params_b or 0)
+    return {"family": arch.series} if near else {}
 
 
 def _four_bit_instead(w: Writer, turn: Turn, r: VramResult | None, capacity: float) -> bool:
@@ -420,6 +483,10 @@ def hardware_lines(
     for k, r in enumerate(results):
         if not (insisted and k == 0):
             verdict(w, r, stated=True, owned=owned)
+            if k == 0 and way is None and r.fit is not None and r.fit.fits:
+                from assistant.capabilities.speed_lead import lead_speed  # speed.py builds on this module
+
+                lead_speed(w, turn, r)  # "how fast can I run it?": the speed of the way that fits, second
         if k == 0 and not led and after_lead is not None:
             after_lead()
         if k == 0 and way is None:
@@ -431,7 +498,7 @@ def hardware_lines(
 def _ram_lead(w: Writer, turn: Turn) -> bool:
     """When the user described their RAM and the model runs from it (llama.cpp layers or MoE experts in RAM), that
     is the answer to "does it run / how fast on my machine": it leads, with its tokens/s."""
-    from assistant.capabilities.offload import offload_lines
+    from assistant.capabilities.offload import lower_line, offload_lines
     from assistant.capabilities.speed_lead import asked
     from tools.offload import OffloadResult
 
@@ -449,9 +516,27 @@ def _ram_lead(w: Writer, turn: Turn) -> bool:
         # a platform that cannot hold the RAM (a desktop for 364 GiB) is no way to run it: another row is
         if i not in turn.shown and o.strategy != "gpu_only" and o.fits_in_ram is not False and o.platform_holds_ram:
             turn.shown.add(i)
+            short = _short_split(turn, o)  # "2 × L40 + 256 GB for R1": Q4_K_M needs more RAM; say so first
+            if short is not None:
+                offload_lines(w, short)
+                lower_line(w, o)
+                return True
             offload_lines(w, o)
             return True
     return False
+
+
+def _short_split(turn: Turn, lower: Any) -> Any:
+    """The same split at a higher format whose RAM need is over the RAM stated (the lower one is the level that fits
+    it, cheaper.py offload_within_ram), once, or None."""
+    from tools.offload import OffloadResult
+
+    for i, o in turn.results(OffloadResult):
+        same = o.model == lower.model and o.gpu == lower.gpu and o.num_gpus == lower.num_gpus
+        if i not in turn.shown and same and o.fits_in_ram is False and o.precision != lower.precision:
+            turn.shown.add(i)
+            return o
+    return None
 
 
 def fitting_way(turn: Turn, first: VramResult) -> tuple[int, VramResult] | None:

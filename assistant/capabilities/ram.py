@@ -108,7 +108,9 @@ class Ram(Capability):
                     args["machine"] = ctx.scenario.machine
                 ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **spill, **args)
         elif ref:  # no card named: what the RAM must hold to run the model at all, and how fast from RAM alone
-            ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **ref, precision=_FORMAT)
+            said = {"ram_gib": s.ram_gib} if s.ram_gib else {}  # "is 64GB of RAM enough?": that RAM judged
+            said |= {"memory": s.ram_type} if s.ram_type else {}
+            ctx.add(self.intent, ToolName.ESTIMATE_OFFLOAD, **ref, precision=_FORMAT, **said)
 
     def records(self, tool: ToolName) -> bool:
         return False  # reference models, not the user's workload
@@ -139,8 +141,12 @@ class Ram(Capability):
             else:
                 pick = next((r.primary for _, r in turn.results(RecommendResult) if r.primary is not None), None)
                 cards = w.t("ram_cards", n=pick.count, gpu=pick.gpu) if pick and pick.deployment == "local" else ""
+                key = "ram_lead_cpu"
+                if o.ram_gib and o.strategy == "cpu":  # "is 64GB of RAM enough to run it on the CPU?": yes or no
+                    key = "ram_lead_cpu_enough" if o.fits_in_ram else "ram_lead_cpu_short"
                 w.say(
-                    "ram_lead_cpu",
+                    key,
+                    said=o.ram_gib or 0,
                     cards=cards,
                     model=o.model,
                     precision=o.precision,

@@ -19,7 +19,9 @@ from assistant.capabilities.job_cost import PRETRAIN_CARDS, is_job_question, job
 from assistant.capabilities.keep_local import keep_local_lead, owned_card, plan_owned
 from assistant.capabilities.rent_free import FREE_CARD, free_lead, plan_free
 from assistant.capabilities.rent_quote import quote_text, quoted_provider
+from assistant.capabilities.rent_resume import plan_resume, resume_lines
 from assistant.capabilities.rent_share import share_text, sharers, speed_call
+from assistant.capabilities.rent_together import largest, plan_sizes
 from assistant.capabilities.workload import workload_args
 from assistant.scenario import Scenario
 from assistant.strings import Writer
@@ -122,15 +124,16 @@ class Rent(Capability):
 
     def plan(self, ctx: PlanContext) -> None:
         s, parsed = ctx.scenario, ctx.parsed
+        if plan_resume(ctx, self.intent, s.currency or "USD"):
+            return  # "my Colab session died and I lost training": resume from a checkpoint kept where it survives
         sharers(ctx)  # "10人合伙": the month split between them
         named = next((p for p in parsed.rent_providers if provider_facts()[p].kind != "free_tier"), None)
         # "GCP gives it for $4/hr, which provider is best?": the quoted provider is what to beat, not the filter
         # ("cheaper than AWS, GCP, Azure", "除了阿里云"): the providers named are a reference too
         elsewhere = quoted_provider(ctx) or parsed.rent_ask == "elsewhere"
         s.rent_provider = None if elsewhere else (named or s.rent_provider)
-        if parsed.hosted_all_month and s.utilization is None:
-            s.utilization = 1.0  # "the monthly cost to host it": a service is up every hour of the month
-        base, provider = _base_args(s), s.rent_provider
+        base, provider = _base_args(_hosted(ctx)), s.rent_provider
+        others = _named_args(ctx, base, bool(elsewhere))
         names = parsed.gpu_mentions or ([s.gpu] if s.gpu and not ctx.has_model else [])
         # "Colab Pro+ 太贵了" about a model: the tier's own GPU is not the card to rent; what holds the model is
         tier = any(isinstance(n, Note) and n.code.startswith("notebook_tier") for n in parsed.notes)
@@ -147,7 +150,7 @@ class Rent(Capability):
         if names:
             for gid in names:
                 count = parsed.gpu_counts.get(gid) or (s.num_gpus if gid == s.gpu and s.num_gpus else 1)
-                self._add(ctx, base | {"gpu": gid, "num_gpus": count}, provider)
+                self._add(ctx, base | {"gpu": gid, "num_gpus": count}, provider, others)
                 if has_purchase_price(gid, base["currency"]) and not provider:
                     self._tco(ctx, gid, count)
             speed = speed_call(s, names[0], parsed.gpu_counts.get(names[0]) or s.num_gpus or 1, None, self.intent)
@@ -164,17 +167,20 @@ class Rent(Capability):
             if job["mode"] == "inference" and not s.context_tokens and not serving:
                 job["context_tokens"] = _context_for(s.model)  # a training job keeps the estimator's sequence length
             cur = s.currency or "USD"
-            precision = s.precision or best_rent_precision(s.model, s.params_b, job["mode"], cur, s.rent_provider)
+            biggest = largest(parsed.models_mentioned) if parsed.rent_ask == "together" else None
+            model = biggest or s.model  # several models on one server: the format chosen for the biggest
+            precision = s.precision or best_rent_precision(model, s.params_b, job["mode"], cur, s.rent_provider)
             if precision:
                 job["precision"] = precision
-            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **job)
+            plan_sizes(ctx, self.intent, job)  # "同时跑 7B 和 14B": each model, the rental holds their sum
             return
-        self._add(ctx, base | {"need_gib": _FIRST_CARD_GIB}, provider)  # then: when owning that card pays
+        self._add(ctx, base | {"need_gib": _FIRST_CARD_GIB}, provider, others)  # then: when owning it pays
         plan_free(ctx, self.intent, base["currency"])  # "有没有免费的GPU": the free tiers' card, for their list
 
-    def _add(self, ctx: PlanContext, args: dict[str, Any], provider: str | None) -> None:
+    def _add(self, ctx: PlanContext, args: dict[str, Any], provider: str | None, others: list[str] = ()) -> None:
         if provider:
-            ctx.add(self.intent, ToolName.RENT_PROVIDERS, **args, provider=provider)
+            for name in [provider, *others]:
+                ctx.add(self.intent, ToolName.RENT_PROVIDERS, **args, provider=name)
             args = args | {"limit": 3}  # and the cheaper places elsewhere
         ctx.add(self.intent, ToolName.RENT_PROVIDERS, **args)
 
@@ -187,7 +193,7 @@ class Rent(Capability):
         named, the buy-vs-rent threshold."""
         sized = [o for o in outcomes if o.call.serves(self.intent) and isinstance(o.result, VramResult)]
         if sized:
-            return self._after_memory(plan, sized[0])
+            return self._after_memory(plan, sized)
         jobs = job_calls(plan, outcomes, self.intent)
         if jobs:
             return jobs
@@ -200,12 +206,14 @@ class Rent(Capability):
                     return [ToolCall(name=ToolName.CALCULATE_TCO, args=args, owner=self.intent)]
         return []
 
-    def _after_memory(self, plan: Plan, sized: Outcome) -> list[ToolCall]:
-        vram = sized.result
-        assert isinstance(vram, VramResult)
+    def _after_memory(self, plan: Plan, sized: list[Outcome]) -> list[ToolCall]:
+        vrams = [o.result for o in sized if isinstance(o.result, VramResult)]
+        vram = vrams[0]
         s = plan.scenario
-        label = _model_label(vram)
-        args = _base_args(s) | {"need_gib": vram.total_gib, "model": label, "precision": vram.precision}
+        # several models on one server ("同时跑 7B 和 14B"): each keeps its own weights and cache, the rental their sum
+        label = " + ".join(_model_label(v) for v in vrams)
+        need = round(sum(v.total_gib for v in vrams), 2)
+        args = _base_args(s) | {"need_gib": need, "model": label, "precision": vram.precision}
         calls = []
         if s.rent_provider:
             calls.append(
@@ -256,6 +264,8 @@ class Rent(Capability):
         return self.render_phase
 
     def render(self, w: Writer, turn: Turn) -> None:
+        if resume_lines(w, turn, self.intent):
+            return
         if job_speeds(turn, self.intent):
             free_lead(w, turn, turn.own(self.intent, RentResult))  # asked for free GPUs: the tiers lead the run
             job_lines(w, turn, self.intent)  # a training job priced where it rents
@@ -296,6 +306,26 @@ class Rent(Capability):
         if first is None:
             return "no rental on record"
         return f"{first.provider}: {first.num_gpus}x {first.gpu} {first.price_per_hour:g} {result.currency}/h"
+
+
+def _hosted(ctx: PlanContext) -> Scenario:
+    """The scenario, with a service's hours: "the monthly cost to host it" is up every hour of the month."""
+    s = ctx.scenario
+    if ctx.parsed.hosted_all_month and s.utilization is None:
+        s.utilization = 1.0
+    return s
+
+
+def _named_args(ctx: PlanContext, base: dict[str, Any], elsewhere: bool) -> list[str]:
+    """What the words around the providers add to every rent call (into `base`), and the other paid providers
+    named, each to get its own list ("AutoDL 还是 恒源云")."""
+    parsed, s = ctx.parsed, ctx.scenario
+    if parsed.measured_hours and "hours" not in base and not s.serving:
+        base["hours"] = parsed.measured_hours  # "it takes ~75 hours on one A100": each offer prices that run
+    paid = [p for p in parsed.rent_providers if provider_facts()[p].kind != "free_tier"]
+    if parsed.rent_ask == "elsewhere" and paid:
+        base["exclude"] = paid  # "AutoDL 老是没卡，还有哪些平台": the platform named is left out of the list
+    return [] if elsewhere else paid[1:]
 
 
 def _tco_for(r: RentResult, tcos: list[TcoResult]) -> TcoResult | None:
@@ -351,7 +381,7 @@ def rent_lines(
     hours said, so the hours from which owning pays lead."""
     offers = r.offers or r.alternatives
     if not offers:
-        w.say("rent_none")
+        _no_offer(w, r)
         return
     first = offers[0]
     tco = _tco_for(r, tcos or [])
@@ -363,6 +393,10 @@ def rent_lines(
     elif weighs and r.offers and not r.gpu and _threshold(tco):
         key = "rent_lead_need_depends" if r.model and r.need_gib else "rent_lead_depends"
         w.say(key, need=r.need_gib or 0, **(fields | _threshold(tco)))
+    elif r.twins and r.cross_market:
+        # "哪里租A100便宜": Chinese platforms rent the same chip as the A800; it leads, the overseas A100s follow
+        w.say("rent_lead_twin", asked=r.gpu, **_fields(w, r.twins[0], r))
+        offers = [r.twins[0], *offers]
     elif not r.offers:
         w.say("rent_lead_alternative", asked=r.gpu, **fields)
     elif r.provider and r.model and r.need_gib:
@@ -370,10 +404,8 @@ def rent_lines(
         w.say("rent_lead_provider", need=r.need_gib, offering=first.offering, vram=first.memory_gib, **fields)
     elif r.gpu:
         w.say("rent_lead_gpu", **fields)
-    elif r.model and r.need_gib:
-        w.say("rent_lead_need", need=r.need_gib, **fields)
-    else:
-        w.say("rent_lead_first_card", **fields)
+    else:  # a model's memory, or a first 24 GB card when nothing was named
+        w.say("rent_lead_need" if r.model and r.need_gib else "rent_lead_first_card", need=r.need_gib or 0, **fields)
     if share:
         w.add(share)  # each one's speed and month when several use it: what a group decides on
     lines = [w.t("rent_offer_line", **_fields(w, o, r)) for o in offers[1:_SHOWN]]
@@ -387,8 +419,20 @@ def rent_lines(
     facts = [
         w.t("rent_fact_line", provider=o.provider, fact=o.storage.get(w.lang)) for o in _distinct(offers) if o.storage
     ]
+    facts += [w.t("rent_connect_line", provider=f.name, fact=f.connect.get(w.lang)) for f in r.named if f.connect]
     if facts:
         w.add("\n".join(facts))
+
+
+def _no_offer(w: Writer, r: RentResult) -> None:
+    """No offer to list: a provider with no dated price says so with what it bills and keeps ("恒源云多少钱一小时";
+    the dated offers elsewhere follow), else nothing on record holds it."""
+    unpriced = next((f for f in r.named if f.name == r.provider and f.price == "unconfirmed"), None)
+    if unpriced is None:
+        w.say("rent_none")
+        return
+    facts = [x.get(w.lang) for x in (unpriced.storage, unpriced.persist, unpriced.connect) if x is not None]
+    w.say("rent_unpriced", provider=unpriced.name, facts=("；" if w.lang == "zh" else "; ").join(facts))
 
 
 def _at_your_hours(w: Writer, r: RentResult, tco: TcoResult, fields: dict[str, Any]) -> None:
@@ -396,7 +440,10 @@ def _at_your_hours(w: Writer, r: RentResult, tco: TcoResult, fields: dict[str, A
     or renting does ("rent or buy for Llama 3 70B, ~5 h a day"): each way's monthly cost, and from when owning pays.
     With a model, its memory first: it is what decides the card."""
     sized = bool(r.model and r.need_gib)
-    if tco.cheapest == "buy":
+    od = _od(tco)
+    # only interruptible capacity undercuts owning ("租4090一个月": spot at ¥1.31 can be reclaimed mid-month): against
+    # the on-demand price a service runs on, owning still wins
+    if tco.cheapest == "buy" or (od is not None and od.monthly > tco.buy_monthly_equivalent):
         w.say(
             "rent_lead_need_buy_wins" if sized else "rent_lead_buy_wins",
             need=r.need_gib or 0,
@@ -406,7 +453,6 @@ def _at_your_hours(w: Writer, r: RentResult, tco: TcoResult, fields: dict[str, A
             **fields,
         )
         return
-    od = _od(tco)
     be = od.break_even_hours_per_month
     w.say(
         "rent_lead_need_rent_wins" if sized else "rent_lead_gpu_rent_wins",
@@ -454,4 +500,5 @@ def _elsewhere(w: Writer, everywhere: RentResult, filtered: RentResult) -> None:
     ]
     if cheaper:
         items = [w.t("rent_elsewhere_item", **_fields(w, o, everywhere)) for o in cheaper[:3]]
-        w.say("rent_elsewhere", offers=("；" if w.lang == "zh" else "; ").join(items))
+        key = "rent_elsewhere" if filtered.offers else "rent_elsewhere_dated"  # nothing dated to be cheaper than
+        w.say(key, offers=("；" if w.lang == "zh" else "; ").join(items))

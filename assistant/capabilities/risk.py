@@ -19,7 +19,7 @@ from assistant.scenario import Scenario
 from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding.query import ParsedQuery
-from assistant.understanding.risk import architecture_asked, risk_job, risky_gpus, stated_vram
+from assistant.understanding.risk import architecture_asked, names_missing_feature, risk_job, risky_gpus, stated_vram
 from tools.card_risk import CardRiskResult
 from tools.catalog import catalog
 from tools.notes import render_all
@@ -107,6 +107,46 @@ def _old(gpu_id: str) -> bool:
         return False
 
 
+_FEATURES = ("bf16", "flash_attention_2", "flash_attention_3")
+
+
+def feature_asked(p: ParsedQuery, intents: list[str]) -> bool:
+    """BF16 or FlashAttention asked of the card ("V100 支持 bf16 吗", "flash attention是否支持RTX8000", "Can I use
+    FlashAttention 2 on my T4?"), not stated as what it lacks ("v100不支持bfloat16，如何修改代码", a claim): the
+    feature's verdict (check_support: no, it needs compute capability 8.0) leads, the card's facts follow. Leading
+    with "for inference, yes" would answer a question the user did not ask."""
+    if any(c.topic == "bf16" for c in p.claims):
+        return False
+    asked_support = "support" in intents and any(s in _FEATURES for s in p.support_subjects)
+    return asked_support or any(a in _FEATURES for a in p.asks)
+
+
+def _buy_leads(turn: Turn, results: list[CardRiskResult]) -> bool:
+    """A risky card weighed as a purchase: whether to buy it at all leads — unless the user asked whether some
+    software runs on it ("about to pick up a 1080 Ti — will ollama see it?": that verdict answers), or the model
+    named does not fit the card even at 4-bit ("a used P40 for Llama 3 70B?": that it cannot hold it decides first)."""
+    from tools.fit import FitResult
+
+    if _job_of(turn) != "buy" or not any(r.lead is not None for r in results) or "support" in turn.plan.intents:
+        return False
+    card = results[0].cards[0].gpu if results and results[0].cards else None
+    fits = [r for _, r in turn.results(FitResult) if r.gpu == card]
+    return not fits or _four_bit_or_more(fits[0].best_precision)
+
+
+def _four_bit_or_more(precision: str | None) -> bool:
+    """A format an expert would run the model in: 4-bit or wider (Q2/Q3 and the IQ1-IQ3 quants are not)."""
+    return precision is not None and not precision.lower().startswith(("q2", "q3", "iq1", "iq2", "iq3"))
+
+
+def _dropped(gpu_id: str) -> bool:
+    """An AMD card current ROCm no longer supports (MI50, RX 580): llama.cpp through Vulkan runs it."""
+    from tools.card_risk import rocm_dropped
+
+    spec = catalog().get(gpu_id)
+    return spec is not None and rocm_dropped(spec)
+
+
 class Risk(Capability):
     intent = "risk"
     owns = (ToolName.ASSESS_CARD,)
@@ -124,10 +164,17 @@ class Risk(Capability):
                 ctx.delegate("fit")
             return
         args = _args(ctx, gpus)
+        if "support" in ctx.intents and args["job"] != "buy" and all(_dropped(g) for g in gpus):
+            # "will Ollama run on my RX 580": the support verdict already says ROCm dropped it and Vulkan runs it
+            ctx.intents = [i for i in ctx.intents if i != self.intent]
+            return
         s = ctx.scenario
-        if args["job"] != "training" and _old(gpus[0]) and not s.engine:
-            s.engine = "llama.cpp"  # what runs on a card older than Volta: the fit below assumes it
+        if args["job"] != "training" and (_old(gpus[0]) or _dropped(gpus[0])) and not s.engine:
+            s.engine = "llama.cpp"  # what runs on a card older than Volta or one ROCm dropped: the fit below assumes it
         ctx.add(self.intent, ToolName.ASSESS_CARD, **args)
+        if feature_asked(ctx.parsed, ctx.intents) and "support" not in ctx.intents:
+            ctx.intents.insert(0, "support")  # "Does the V100 support bf16?": the feature's own verdict answers it
+            ctx.delegate("support")
         others = {"compare", "support", "diagnose"} if args["job"] != "training" else set()
         if not ctx.has_model and "capacity" not in ctx.intents and not set(ctx.intents) & others:
             # "能支持下 v100 做 finetune 么", "单卡2080ti 魔改22G的效果怎么样": no model named, so what the cards run
@@ -144,11 +191,21 @@ class Risk(Capability):
         if "compare" in intents and self.intent in intents and intents.index("compare") < intents.index(self.intent):
             return 2
         sizing = {"fit", "memory", "speed"} & set(intents)
-        if sizing and any(r.risk == "unsupported" for r in turn.own(self.intent, CardRiskResult)):
+        results = turn.own(self.intent, CardRiskResult)
+        stated_lack = names_missing_feature(p) and not feature_asked(p, intents)
+        training = any(r.job == "training" for r in results)  # "V100 不支持 bf16 但能推理": support's verdict leads
+        if stated_lack and training and any(r.risk in ("pre_bf16", "pascal") for r in results):
+            return -2  # "v100不支持bfloat16，如何修改代码训练": FP16 and SDPA lead, before each method's memory verdict
+        if sizing and any(r.risk == "unsupported" for r in results):
             return -1  # "Llama 3 8B on a K80?": nothing current runs on it, before what its memory would allow
         failing = bool(p.symptom or p.diagnose_flags)  # "exit status 0xc0000005", "waits 10-60 s before answering"
         if failing and any(r.risk == "rocm_dropped" for r in turn.own(self.intent, CardRiskResult)):
             return -1  # a dropped AMD card that already fails: the back-end that runs it leads, then the rest
+        dropped = any(r.risk == "rocm_dropped" for r in results)
+        if dropped and not failing and p.owns_hardware and "capacity" in intents:
+            return 1  # "my RX 580 8G 是不是废了": what it still runs (through Vulkan) leads, the back-end follows
+        if _buy_leads(turn, results):
+            return -1  # "P40 还值得买吗？想跑 Qwen2.5 14B": whether to buy it at all, then what it runs
         if sizing and (p.model or p.params_b) and _job_of(turn) != "training":
             return 1
         if sizing and (p.model or p.params_b) and p.asks_gpu_count:

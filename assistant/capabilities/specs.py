@@ -161,13 +161,14 @@ def gpu_info_lines(w: Writer, spec: GpuSpecsResult, parsed: ParsedQuery) -> None
         _tflops_claims(w, g, parsed)
         _bandwidth_claims(w, g, parsed)
         _vram_claims(w, g, parsed)
+        fp16_only = not g.bf16_tflops and not g.has_bf16 and bool(g.fp16_tflops)  # V100, 2080 Ti: FP16, not BF16
         w.say(
-            "gpu_info_head",
+            "gpu_info_head_fp16" if fp16_only else "gpu_info_head",
             name=g.name,
             vram=g.usable_gib,
             mem=g.memory_type,
             bw=g.bandwidth_gbs,
-            bf16=num(g.bf16_tflops),
+            **({"fp16": num(g.fp16_tflops)} if fp16_only else {"bf16": num(g.bf16_tflops)}),
             fp8=_fp8(w, g),
             nvlink=_nvlink(w, g),
             ecc=yes_no(w, g.ecc),
@@ -205,7 +206,8 @@ def used_lines(w: Writer, spec: GpuSpecsResult, runs: list[VramResult], rent_fir
         price = ""
         if g.used_price_range:
             low, high = g.used_price_range
-            price = w.t("used_price", low=money(low, g.currency), high=money(high, g.currency), date=g.used_price_date)
+            key = "used_price" if g.used_price_date else "used_price_estimated"  # no date: no dated sale was found
+            price = w.t(key, low=money(low, g.currency), high=money(high, g.currency), date=g.used_price_date)
         w.say("used_head_if_buying" if rent_first else "used_head", name=g.name, vram=g.vram_gib, price=price)
         if fit is not None and fit.fit is not None:
             key = "used_runs" if fit.fit.fits else "used_runs_not"

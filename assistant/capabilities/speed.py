@@ -140,7 +140,32 @@ def _speed_sentence(w: Writer, r: SpeedResult, time_said: bool) -> None:
             ttft=r.ttft_s or 0,
             prefill=r.prefill_tokens_per_s or 0,
             bound=bound,
+            per_minute=_per_minute(w, r),
         )
+
+
+def _per_minute(w: Writer, r: SpeedResult) -> str:
+    """ "每分钟多少 token", "tokens per minute": the same decode rate per minute, beside tokens/s (else nothing)."""
+    if not w.per_minute or r.decode_tokens_per_min is None:
+        return ""
+    several = r.batch > 1 and r.decode_tokens_per_min_total != r.decode_tokens_per_min
+    total = w.t("speed_per_minute_total", total=r.decode_tokens_per_min_total, batch=r.batch) if several else ""
+    return w.t("speed_per_minute", per_min=r.decode_tokens_per_min, total=total)
+
+
+def _fits_then_speed(w: Writer, turn: Turn, results: list[VramResult]) -> bool:
+    """ "How fast can I run a 30B on my 3090?" asked beside a fit: one estimate that fits the cards says so, and its
+    tokens/s follows right after that verdict (speed_lead.py), before the memory figures. False: nothing said."""
+    from assistant.capabilities.memory import memory_lines, verdict
+    from assistant.capabilities.speed_lead import lead_speed
+
+    r = results[0] if len(results) == 1 else None
+    if r is None or r.fit is None or not r.fit.fits:
+        return False
+    verdict(w, r)
+    lead_speed(w, turn, r)
+    memory_lines(w, r, lead=False)
+    return True
 
 
 def runs(turn: Turn, r: SpeedResult) -> bool:
@@ -187,9 +212,20 @@ class Speed(Capability):
         if not ctx.parsed.gpu_mentions and len(ctx.previous.gpus) > 1:
             ctx.hand_over(self.intent, "compare")  # "which one runs it faster?" after comparing cards
             return
+        from assistant.capabilities.fit import personal_note, personal_scenario, published_fits  # fit imports us
+
         s = ctx.scenario
+        # "B580 跑 14B 速度怎么样": one person's card the published weights do not fit is timed in the 4-bit build its
+        # owner runs, on that card (never BF16 on four of them); weights that fit are timed as published
+        local = personal_scenario(s, ctx.parsed) if s.gpu and not s.gpu_mix else None
+        local = local if local is not None and published_fits(s) is None else None
         if not s.gpu:
             ctx.need("need_gpu")
+        elif local is not None:  # "B580 跑 14B 速度怎么样": one person's card, timed in the format it runs
+            ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(local))
+            ctx.add(self.intent, ToolName.ESTIMATE_SPEED, **speed_args(local))
+            ctx.second_round.append("cheaper_way")
+            ctx.notes.append(personal_note(local))
         elif s.num_gpus is None and not ctx.parsed.owns_hardware:  # size the count first, then estimate speed on it
             ctx.add(self.intent, ToolName.ESTIMATE_VRAM, **vram_args(s, 1))
             ctx.add(self.intent, ToolName.GPU_SPECS, **specs_args(s, [s.gpu]))
@@ -232,7 +268,8 @@ class Speed(Capability):
         for i, r in turn.own_indexed(self.intent, SpeedResult) if first else []:
             if runs(turn, r):
                 turn.shown.add(i)  # the speed that leads is said: no verdict repeats it
-        if not hardware_lines(w, turn, results, detail=False):
+        said_here = hardware_lines(w, turn, results, detail=False)
+        if not said_here and not (not first and _fits_then_speed(w, turn, results)):
             sized_lines(w, results)
         for r in speeds if first else []:
             speed_lines(w, r, line=False)  # the leading speed's assumptions, after the verdict that backs it

@@ -44,7 +44,12 @@ def _tool_errors(w: Writer, outcomes: list[Outcome]) -> None:
 def compose(plan: Plan, parsed: ParsedQuery, outcomes: list[Outcome], before: str = "") -> Composed:
     """The answer: notes on defaults, each capability's part in reading order, then the sources. `before`:
     the previous answer when this is a follow-up, so what did not change is not repeated."""
-    w = Writer(parsed.language, before=before if parsed.is_followup else "", pretrain=parsed.pretrain)
+    w = Writer(
+        parsed.language,
+        before=before if parsed.is_followup else "",
+        pretrain=parsed.pretrain,
+        per_minute=parsed.rate_per_minute,
+    )
     if parsed.injection:
         w.say("injection")
     # an accelerator outside the catalog ("MTT S80", "昇腾910A"): the stack that runs it leads

@@ -143,6 +143,7 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
     question ("which GPU?"): "Qwen2.5-7B 推理速度多少？" -> "which GPU?" -> "一张 4090" keeps the model."""
     scenario = scenario_from_messages(history)
     _keep_named_engine(history, scenario)
+    _mark_sized_count(history, scenario)
     last_tools = max((i for i, m in enumerate(history) if isinstance(m, AIMessage) and m.tool_calls), default=-1)
     for msg in history[last_tools + 1 :]:
         if isinstance(msg, HumanMessage):
@@ -152,6 +153,22 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
             if intents:
                 scenario.last_intents = intents
     return scenario
+
+
+def _mark_sized_count(history: list[BaseMessage], scenario: Scenario) -> None:
+    """Whether the scenario's card count is one an answer worked out: the user's last message that named cards
+    ("How many A6000s for 70B?", "I have 2x 3090") stated another count or none ("I have a 4090" states one), so
+    "what about with 4090s instead" sizes the new card's count anew instead of keeping the A6000s' four."""
+    if scenario.num_gpus is None:
+        return
+    named = next(
+        (p for m in reversed(history) if isinstance(m, HumanMessage) and (p := parse(_text(m))).gpu_mentions),
+        None,
+    )
+    if named is None:
+        return
+    stated = named.gpu_counts.get(named.gpu or "") or named.num_gpus or (1 if named.owns_hardware else None)
+    scenario.count_sized = stated != scenario.num_gpus
 
 
 def _keep_named_engine(history: list[BaseMessage], scenario: Scenario) -> None:

@@ -227,10 +227,12 @@ def _merge_gpus(parsed: ParsedQuery, s: Scenario) -> None:
     if parsed.gpu:
         count = parsed.gpu_counts.get(parsed.gpu) or (parsed.num_gpus if parsed.num_gpus else None)
         # "换成 3090 呢" after "一张 4090 + 512G 内存": the card swapped, the count the user stated for it kept (a
-        # count the answer worked out is never in the scenario, so "A100 呢" after "要几张 4090" is counted anew)
+        # count the answer worked out is marked `count_sized`, so "A100 呢" after "要几张 4090" and "what about with
+        # 4090s instead" after "4 × A6000 are needed" are counted anew)
         swapped = parsed.is_followup and count is None and s.gpu and s.gpu != parsed.gpu
         s.gpu = parsed.gpu
-        s.num_gpus = s.num_gpus if swapped else count
+        s.num_gpus = s.num_gpus if swapped and not s.count_sized else count
+        s.count_sized = False
     elif parsed.num_gpus:
         s.num_gpus = parsed.num_gpus
     elif parsed.stated_capacity_gib and s.gpu and (s.num_gpus or 1) > 1 and not parsed.gpu_mentions:

@@ -43,17 +43,23 @@ from assistant.understanding.intents import _intents, _is_followup
 from assistant.understanding.job_cards import _job_cards
 from assistant.understanding.laptop import _laptop_card
 from assistant.understanding.lexicon import _lex, lexicon_pattern, lexicon_raw, persona_in
+from assistant.understanding.lost_work import _lost_work
 from assistant.understanding.mac_memory import _mac_without_chip
 from assistant.understanding.mac_studio import _mac_memory_no_floor, _mac_studio_config
 from assistant.understanding.machine import _machine
 from assistant.understanding.memory_pair import _memory_pair, _version_in_use
 from assistant.understanding.models import _family_with_size, _models
 from assistant.understanding.money_time import _electricity, _horizon, _hours, _money, _per_hour_price
+from assistant.understanding.notebook_rent import _notebook_rent
 from assistant.understanding.notebook_tier import _notebook_tier
 from assistant.understanding.pcie import _pcie, _pcie_capacity
 from assistant.understanding.power import _psu_question, _stated_psu
 from assistant.understanding.precedent import _precedent
+from assistant.understanding.quantized_file import quantized_target
 from assistant.understanding.query import Claim, Intent, Mode, ParsedQuery
+from assistant.understanding.ram_only import layers_to_ram, ram_only_run
+from assistant.understanding.rate_per_minute import _rate_per_minute
+from assistant.understanding.rent_together import _rent_together
 from assistant.understanding.requirements import (
     _drop_feature_precision,
     _precisions_mentioned,
@@ -70,6 +76,7 @@ from assistant.understanding.size_range import _size_range
 from assistant.understanding.sized_cards import _several_of_size, _sized_cards
 from assistant.understanding.sli import _sli
 from assistant.understanding.software import _repository, _software, _support_subjects, _support_targets
+from assistant.understanding.speed_ratio import _stated_ratio
 from assistant.understanding.spoken_units import written_gb
 from assistant.understanding.stated_need import _need_against_card, _stated_need
 from assistant.understanding.switch_to import _switch_to
@@ -175,6 +182,7 @@ def _parse(text: Any) -> ParsedQuery:
         _notebook_tier,  # "Colab Pro 可以满足吗": the tier's GPU, and the tier named in the answer
         _accelerator,  # "MTT S80", "昇腾910A": its stack said first, sized as a card of its memory
         _measured,  # "4.5 tok/s", "用了 27G" before RAM sizes and counts read the numbers
+        _stated_ratio,  # "V100 比 A100 慢5倍", "A100 要10小时、3090 不到1小时": one card slower by a factor
         _usage,  # "每月 1 亿 tokens", "10k requests a day": a service's volume, not a training dataset
         _machine,
         _support_targets,
@@ -255,6 +263,13 @@ def _parse(text: Any) -> ParsedQuery:
         _closed_product_asked,  # "run GPT-4 on my 3060": a hosted service, what the card runs instead
         _scaling,  # "双卡吞吐达不到单卡两倍", "TP=8 only 1.5x": replicas against a wider tensor-parallel group
         _fine_tune_made,  # "[codealpaca] How long did it take?": a named fine-tune's own training time
+        _rate_per_minute,  # "每分钟可以生成多少token": the speed answer gives tokens/min beside tokens/s
+        _lost_work,  # "my Colab session died and I lost training": resume from a checkpoint kept where it survives
+        _notebook_rent,  # "options similar to Google Colab, but 4-8 GPUs": the tier is no card to assess
+        _rent_together,  # "租一台服务器同时跑 7B 和 14B": the rental holds both models
+        ram_only_run,  # "a 70B with 16GB RAM", "16G内存能跑 32b 吗": that RAM's verdict leads
+        layers_to_ram,  # "any way to move layers to system RAM on my 3060?": the split and what it then runs
+        quantized_target,  # "./quantize ggml-model-f16.bin ... q4_0": the quantized file is the one run
     ):
         after_intents(st)
     _requirements(st)  # again: in a listing question ("哪些卡有 MIG") a bare feature is wanted

@@ -58,6 +58,11 @@ def _app_asked(st: _State) -> None:
     q.size_short = bool(_SHORT.search(st.t.text))
     # cards weighed as options are compared first (memory decides when no model is sized); the verdicts follow
     weighed = len(q.gpu_mentions) > 1 and q.gpus_alternative and "compare" in q.intents
-    q.intents = ["compare", "app_fit"] if weighed else ["app_fit"]
+    app = ["compare", "app_fit"] if weighed else ["app_fit"]
+    # "Is the RX 7900 XTX supported by ROCm now? I want to run stable diffusion on it": the platform's verdict asked
+    # about the card stays, first where it was asked first; the application's memory follows
+    support = ["support"] if "support" in q.intents and q.support_subjects else []
+    first = bool(support) and q.intents.index("support") == 0
+    q.intents = [*support, *app] if first else [*app, *support]
     q.unknown_model = None  # "index-tts", "whisper-large-v3" are no language model to ask about
     q.symptom = None  # "现在是cpu在跑，太慢了": why a card is wanted, not a run on it to diagnose

@@ -15,6 +15,7 @@ from tools._data import load_yaml
 _TRAINING = ("full", "lora", "qlora")
 _SIZING = ("memory", "fit", "capacity", "recommend", "build")
 _REPLACED = ("memory", "fit", "capacity", "api", "gpu_info", "concept", "cost")
+_API_WORD = re.compile(r"(?<![a-z])apis?(?![a-z])|接口", re.I)  # "the Claude API": its bill, not Claude on a card
 
 
 @lru_cache(maxsize=1)
@@ -38,6 +39,8 @@ def _closed_product_asked(st: _State) -> None:
     asks_to_run = q.deployment == "local" or q.mode_from_run_words or bool(set(q.intents) & set(_SIZING))
     if training or not asks_to_run or q.tokens_per_month or q.requests_per_day:
         return
+    if "api" in q.intents and q.api_mentions and (q.monthly_budget or _API_WORD.search(st.t.text)):
+        return  # "$380/month on GPT-4o, move to a local model?": the API's bill against a card, not GPT-4o on the card
     q.model_family, q.unknown_model, q.model_mention, q.model_suggestions = "closed", hit[0], hit[1], []
     rest = [i for i in q.intents if i not in _REPLACED]
     card = q.gpu or q.stated_capacity_gib or q.gpu_mentions

@@ -10,7 +10,7 @@ import re
 from functools import cache
 
 from assistant.understanding.patterns import _rx
-from assistant.understanding.text import _State
+from assistant.understanding.text import _State, link_spans
 from tools.sizing import engine_aliases
 
 _GGUF_DEFAULT = "q4_k_m"  # what Ollama and llama.cpp users download unless they say (tools/model_names.py too)
@@ -27,7 +27,13 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 def _engine(st: _State) -> None:
     """The first engine the message names; a llama.cpp / Ollama job with no format named runs the Q4_K_M GGUF."""
     q = st.q
-    found = [(m.start(), key, m.group(0)) for key, rx in _patterns() if (m := rx.search(st.t.text))]
+    links = link_spans(st.t.text)  # "github.com/vllm-project/vllm/issues/1374": where they read, not their engine
+    found = [
+        (m.start(), key, m.group(0))
+        for key, rx in _patterns()
+        for m in rx.finditer(st.t.text)
+        if not any(a <= m.start() < b for a, b in links)
+    ]
     if not found:
         return
     _, q.engine, named = min(found)

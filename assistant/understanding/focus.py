@@ -95,6 +95,7 @@ def card_comparison(st: _State, pos: dict[str, int], out: dict[str, int], n_gpus
     choice = _choice_words().search(without_pasted(st.words_text or st.t.text))
     said = [p for p in (pos.get("compare_strong"), choice.start() if choice else None) if p is not None]
     measured = q.measured_tokens_per_s is not None or bool(q.measured_speeds) or q.measured_seconds_per_step
+    measured = measured or bool(q.slower_ratio)  # "5x slower than the A100": a factor measured, with no speeds
     # "训练时 H20 比 A100 慢很多，正常吗", "our A6000 is not as fast as the 3090 on llama-3-8b, expected?": the order
     # the hardware predicts for a job (tensor TFLOPS for training, bandwidth for a model's decode) is the comparison's
     # answer; with no job named the diagnosis says "expected" by bandwidth (capabilities/diagnose.py)

@@ -113,8 +113,8 @@ def _info_intents(st: _State, pos: dict[str, int], out: dict[str, int], seen: _S
         out["gpu_info"] = min(out.get("gpu_info", seen.end), pos["gpu_info"])
     if (q.asks or q.claims) and seen.has_gpu:
         out.setdefault("gpu_info", seen.end)
-    if "catalog" in out and seen.has_gpu and seen.has_model:
-        out.pop("catalog")  # "my 4090 with 24GB of VRAM runs Llama 3 70B": the card is the user's, not a filter
+    if "catalog" in out and (seen.has_gpu or q.stated_capacity_gib) and seen.has_model:
+        out.pop("catalog")  # "my 4090 with 24GB of VRAM runs Llama 3 70B", "R1 32b on a 16gb gpu with 32gb ram": theirs
     elif "catalog" in out and seen.has_gpu and not q.min_vram_gib:
         out.setdefault("gpu_info", out.pop("catalog"))  # "有哪些" about a named GPU is a spec question
     elif "catalog" in out and seen.has_model and not (q.min_vram_gib or q.require_nvlink or q.require_ecc):

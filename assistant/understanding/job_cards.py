@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from assistant.understanding.rate_per_minute import RateUnit
+
 if TYPE_CHECKING:
     from assistant.understanding.text import _State
 
 _CLAUSE_BREAK = re.compile(r"[。！？!?；;\n,，]")
 
 
-class JobCards(BaseModel):
+class JobCards(RateUnit, BaseModel):
     """The slot of the cards per job (a base of ParsedQuery: query.py is at its size limit)."""
 
     job_cards: dict[str, str] = Field(

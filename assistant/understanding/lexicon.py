@@ -212,7 +212,7 @@ def _compile_names(lex: _Lexicon) -> None:
         f"^\\s*{size}(?:[x×*]\\s*(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>\\d{{1,4}}|{cn})\\s*(?:{after_cls}))"
     )
     rx["count_general"] = _c(
-        f"(?:(?<![0-9.a-z_])(?P<n>\\d{{1,4}})(?![0-9.])|(?P<c>{cn})|(?P<e>{en})|(?P<w>{count_words}))"
+        f"(?:(?<![0-9.a-z_])(?P<n>\\d{{1,4}})(?![0-9.])(?!(?<=\\d{{3}})显卡)|(?P<c>{cn})|(?P<e>{en})|(?P<w>{count_words}))"
         f"\\s*(?:{g['card_classifiers']})?\\s*(?:(?:{g['card_size']})\\s*)?(?:{_alt(g['card_words'])})"
         f"|(?:(?<![0-9.])(?P<n2>\\d{{1,3}})|(?P<c2>{cn}))\\s*[张块](?=\\s*(?:{g['bare_count_followers']}))"
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from assistant.understanding.pcie import PcieLink
+from assistant.understanding.speed_ratio import StatedRatio
 
 if TYPE_CHECKING:
     from assistant.understanding.text import _State
@@ -38,7 +39,7 @@ _INSTALL = re.compile(
 _ASK_NEAR = 40  # characters either side of the unit where "enough" asks about it
 
 
-class StatedPower(PcieLink, BaseModel):
+class StatedPower(PcieLink, StatedRatio, BaseModel):
     """The slot of the power supply named, and the PCIe link asked about (a base of ParsedQuery: query.py is at its
     size limit)."""
 

@@ -183,7 +183,7 @@ class ParsedQuery(AppNamed, StatedPower, JobCards):
         description="Named users ('300 staff', '全公司 300 人'): not all active at once (batch is the concurrent ones)",
     )
     shared: bool = Field(default=False, description="'10人合伙', 'three of us split it': the count shares one server")
-    rent_ask: Literal["free", "elsewhere"] | None = Field(default=None, description="free GPUs; cheaper than AWS")
+    rent_ask: Literal["free", "elsewhere", "resume", "together"] | None = Field(default=None, description="rent ask")
     hours_per_month: float | None = Field(default=None, description="'每月 100 小时', '60 hours a month'")
     persona: Literal["individual", "team", "company"] | None = Field(
         default=None, description="Who asks: a person (student, home), a team or lab, a company in production"

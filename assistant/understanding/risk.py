@@ -17,6 +17,7 @@ from assistant.understanding.patterns import _rx
 from assistant.understanding.query import ParsedQuery
 from assistant.understanding.ranked import stated_inversion
 from assistant.understanding.text import _State
+from assistant.understanding.worth_it import weighs_worth
 
 _ARCH_SUBJECTS = ("bf16", "flash_attention_2", "flash_attention_3")
 _LEADS = -5  # before every keyword-placed intent: the card's trap is said first
@@ -30,8 +31,8 @@ def risk_job(q: ParsedQuery) -> str:
     """What the user wants of the card: training, buying it, or running models on it."""
     if q.mode in ("full", "lora", "qlora") or q.fine_tune_unspecified or q.pretrain:
         return "training"
-    if (q.buy_or_rent == "buy" or q.used_market) and not q.owns_hardware:
-        return "buy"  # "a used P40 worth it?", "before buying a few M10s"
+    if (q.buy_or_rent == "buy" or q.used_market or weighs_worth(q.text)) and not q.owns_hardware:
+        return "buy"  # "a used P40 worth it?", "before buying a few M10s", "4张 2080ti 22G 组 88G 划算吗"
     return "inference"
 
 
@@ -42,6 +43,12 @@ def architecture_asked(q: ParsedQuery) -> bool:
     if q.asks_card_support:
         return True  # "Are V100s supported?": the support that ends at Volta/Turing is BF16 and FlashAttention-2
     return bool(_architecture_words().search(q.text))
+
+
+def names_missing_feature(q: ParsedQuery) -> bool:
+    """BF16 or FlashAttention named as what the card lacks ("v100不支持bfloat16，如何修改代码"): how to run without it
+    is the question, before any sizing."""
+    return any(s in _ARCH_SUBJECTS for s in q.support_subjects) or any(c.topic == "bf16" for c in q.claims)
 
 
 @cache
@@ -138,6 +145,7 @@ def _risk_intent(st: _State, out: dict[str, int], pos: dict[str, int]) -> None:
 def _measured_run(q: ParsedQuery) -> bool:
     """A run the diagnosis can check: a model named, or a speed, step time or memory measured."""
     measured = q.measured_tokens_per_s is not None or q.measured_speeds or q.measured_seconds_per_step
+    measured = measured or q.slower_ratio  # "12 hours on the V100, 3 on a 3090": a factor measured between two cards
     # the model an engine's tutorial runs ("[ktransformers] K80 这种老卡能用吗": DeepSeek-R1) is no run of the user's
     named = (q.model and q.model_how != "engine_default") or q.params_b
     return bool(named or measured or q.measured_memory_gib is not None)

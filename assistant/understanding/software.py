@@ -17,7 +17,7 @@ from assistant.understanding.card_joins import replaced
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.patterns import _c, _langs, _rx
 from assistant.understanding.query import ParsedQuery
-from assistant.understanding.text import _State, repository_span, without_pasted
+from assistant.understanding.text import _State, link_spans, repository_span, without_pasted
 from tools.catalog import catalog
 from tools.support import subject_patterns, target_aliases, target_patterns
 
@@ -62,6 +62,9 @@ def _software(st: _State) -> None:
     for start, end, _, kind in taken:
         if kind != "feature":  # "FP8" stays a precision to run in; "llama.cpp" must not become a model
             st.t.take(start, end)
+    # a link the user pastes ("github.com/vllm-project/vllm/issues/1374") is where they read, not what they ask
+    links = link_spans(st.t.text)
+    taken = [h for h in taken if not any(a <= h[0] and h[1] <= b for a, b in links)]
     st.q.support_subjects = list(dict.fromkeys(sid for _, _, sid, _ in taken))
     if not st.q.support_subjects and st.log_engine in _LOG_SUBJECTS:
         st.q.support_subjects = [_LOG_SUBJECTS[st.log_engine]]  # vLLM's own log pasted: the engine asked about
@@ -169,7 +172,7 @@ def support_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gpu
         return
     sized = strong is not None and has_model and has_gpu  # a support word, a model or a size and a card
     if not q.support_subjects and (strong is None or not _names_a_target(st) or sized):
-        _no_software(st, out, sized, strong is not None and has_gpu and not has_model)
+        _no_software(st, out, sized, strong is not None and has_gpu and not has_model, strong)
         return
     # "[weicj/vLLM-2080Ti-Definitive] 双卡A4000有好的方案吗": the engine in use, not the question
     repo_only = strong is None and set(q.support_subjects) <= st.repo_only_subjects
@@ -270,10 +273,26 @@ def _short_of_support(q: ParsedQuery) -> bool:
     return False
 
 
-def _no_software(st: _State, out: dict[str, int], sized: bool, bare: bool) -> None:
-    """A support word with no software named. With a model or a size on a card ("Will M2 Ultra be supported to use
-    LLM of 100B paras?", "does the 3060 support a 13B model"), whether it runs there leads, and what runs on a card
-    the support table names its own way follows; otherwise a bare card's support (`bare`)."""
+def _feature_verdict_asked(q: ParsedQuery, out: dict[str, int], at: int) -> bool:
+    """ "Llama3.1-70B-FP8 ... Does it mean that 3090 no longer supports FP8?": a support word asking whether the card
+    has a feature the support table rules on (BF16, FP8, FP4), beside a model named. That verdict, and what to use
+    instead, leads; the model is sized after it. Asked alone ("4090 支持 BF16 吗") it is the card's fact (gpu_info)."""
+    features = {sid for sid, kind, _ in _subject_rx() if kind == "feature" and sid != "p2p"}
+    if not set(q.asks) & features:
+        return False
+    # a question asked before it keeps its place ("fp8 和 bf16 速度差多少？4090 支持 fp8 吗": the speeds lead)
+    before = [p for i, p in out.items() if i in ("speed", "compare") and p < at]
+    out["support"] = at if before else min(out.values(), default=0) - 1
+    return True
+
+
+def _no_software(st: _State, out: dict[str, int], sized: bool, bare: bool, worded: int | None = None) -> None:
+    """A support word (at `worded`) with no software named. A feature asked beside a model leads (see
+    `_feature_verdict_asked`). With a model or a size on a card ("Will M2 Ultra be supported to use LLM of 100B
+    paras?", "does the 3060 support a 13B model"), whether it runs there leads, and what runs on a card the support
+    table names its own way follows; otherwise a bare card's support (`bare`)."""
+    if worded is not None and sized and _feature_verdict_asked(st.q, out, worded):
+        return
     if not sized:
         _card_support_asked(st.q, bare)
         return

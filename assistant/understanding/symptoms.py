@@ -324,6 +324,8 @@ def _symptoms(st: _State) -> None:
         found = "slow"  # "my A6000 gets 18 tokens/s, my friend's 3090 40, why?": one card's speed, doubted
     if found is None and two_cards and _inverted(q.measured_speeds, q.measured_speed_gpus):
         found = "slow"  # "A100 gets 30 tok/s, my 4090 over 45": the card with more bandwidth measured slower
+    if found is None and q.slower_ratio:
+        found = "slow"  # "比 A100 慢5倍": one card said slower than another by a factor
     if found is None and (stated_inversion(st) or stated_expected(st)):
         found = "slow"  # "the A800 is not as fast as the 3090", "A100 慢于 4090": one card seen behind another
     if q.run_log.layers_on_gpu == 0 and found in (None, "slow", "low_util"):
@@ -372,6 +374,8 @@ def diagnose_intent(st: _State, pos: dict[str, int], out: dict[str, int], has_gp
         q.symptom = None  # "现在是cpu在跑，太慢了，准备买3060": the slowness is why a card is bought, not a run to fix
     if named and (q.symptom or (asked and (measured or q.measured_memory_gib is not None))):
         out["diagnose"] = -2  # the verdict leads
+        if "api" in out and not (measured or has_model):  # "API 越来越便宜，本地部署划算吗？并发就龟速": cost leads
+            out["diagnose"] = out["api"] + 1
         # "Does ollama support the R7 360? It doesn't use the GPU": whether the engine supports the card is the cause
         # the user asks about, so that verdict leads and the diagnosis follows
         asks = _SUPPORT_ASKED.search(st.t.text)  # "does it support", not "running on": a support word proper

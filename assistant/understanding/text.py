@@ -101,6 +101,15 @@ def weights_file_folders(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _WEIGHTS_FOLDERS.finditer(text)]
 
 
+# a link pasted into the message: where the user read something, not the software they ask about
+_LINK = re.compile(r"https?://[!-~]+|(?<![\w.])(?:github\.com|huggingface\.co)/[!-~]+", re.I)  # ASCII: ends at 中文
+
+
+def link_spans(text: str) -> list[tuple[int, int]]:
+    """Where the links are ("https://github.com/vllm-project/vllm/issues/1"): engines named only there are context."""
+    return [m.span() for m in _LINK.finditer(text)]
+
+
 def repository_span(text: str) -> tuple[int, int] | None:
     """Where the thread's repository ("[weicj/vLLM-2080Ti-Definitive]") opens the message, if it does."""
     m = _REPOSITORY.match(text)

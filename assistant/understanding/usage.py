@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from assistant.understanding.api_choice import api_choice_intent, api_sides
 from assistant.understanding.lexicon import _lex
 from assistant.understanding.money_time import _amount
 from assistant.understanding.numbers import _currency_of, _number
@@ -64,7 +65,8 @@ def _shape(words: str) -> list[re.Pattern[str]]:
 def _per_day(m: re.Match[str]) -> float | None:
     """How many of the period a day: 1440 for a minute, 1/30.4 for a month."""
     periods = _lex().raw["usage"]["periods"]
-    word = (m.groupdict().get("p") or m.groupdict().get("p2") or "").lower()
+    groups = m.groupdict()
+    word = (groups.get("p") or groups.get("p2") or groups.get("p3") or "").lower()  # p3: "日均 10 万次"
     for key in sorted(periods, key=len, reverse=True):
         if key in word:
             return 1 / _DAYS_PER_MONTH if key in ("month", "月") else float(periods[key])  # exact: 1 亿 a month
@@ -179,6 +181,8 @@ def usage_intent(st: _State, out: dict[str, int]) -> None:
         out["api"] = min(costed, default=len(st.t.text) + 1)
     _api_by_volume(q, bool(apis), out)
     _api_switch(st, bool(apis), out)
+    api_choice_intent(st, bool(apis), out)  # "API还是买一张4090", "a local server instead of the Claude API"
+    api_sides(st, out)  # "和调用云端大模型API比": the cloud is the API's, not a rented GPU
     if "api" in out:
         out.pop("recommend", None)
         if len(q.gpu_mentions) <= 1:

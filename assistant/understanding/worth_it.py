@@ -23,6 +23,11 @@ def _rx(kind: str) -> re.Pattern[str]:
     return re.compile("|".join([*words["en"], *words["zh"]]), re.I)
 
 
+def weighs_worth(text: str) -> bool:
+    """A value word with no bill: "划算吗", "值不值", "worth it" — the card weighed as a purchase."""
+    return bool(_rx("value").search(text)) and not _rx("bill").search(text)
+
+
 def worth_on_card(st: _State, out: dict[str, int]) -> None:
     """Turn the cost question of a card's worth for a named job into the card's fit for it (see the module doc)."""
     q = st.q

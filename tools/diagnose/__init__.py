@@ -9,7 +9,8 @@ with what to change and where maintainers explain it. Every sentence is a note c
 The package, one job a module: schema (request, result, the data table), state (one diagnosis being computed and the
 calculator requests it builds), ceilings (the format as loaded, memory and speed ceiling, the measured number against
 it), layouts (memory diagnosis: the job on one GPU, in 16-bit, at full context; what would make it fit), facts (what
-the causes' conditions test, the numbers their sentences quote), causes (the conditions and the sentences).
+the causes' conditions test, the numbers their sentences quote), causes (the conditions and the sentences), ratio (a
+factor stated between two cards against the one the hardware predicts).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tools.diagnose.ceilings import (
 )
 from tools.diagnose.facts import compute_facts, fill_values
 from tools.diagnose.layouts import card_fit, fits_of, other_layouts, usable_gib, weights_at
+from tools.diagnose.ratio import hardware_ratio
 from tools.diagnose.schema import (
     SPEED_SYMPTOMS,
     Calculation,
@@ -60,6 +62,10 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
     if run.engine is None and req.precision and resolve_precision(req.precision).kind == "gguf":
         run.engine = "llama_cpp"  # a GGUF file runs in llama.cpp or one of its front ends (Ollama, LM Studio)
         run.assumptions.append(note("diag_assumed_llamacpp", precision=resolve_precision(req.precision).name))
+    if req.measured_tokens_per_min and req.measured_tokens_per_s:  # "600 tokens a minute": the unit converted
+        run.assumptions.append(
+            note("diag_per_minute", per_min=req.measured_tokens_per_min, per_s=rounded(req.measured_tokens_per_s))
+        )
     if req.gpu:
         run.gpu, read_as = resolve_gpu_noted(req.gpu)
         run.assumptions += [read_as] if read_as else []
@@ -88,6 +94,7 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         gpu_floor(run)
     fill_values(run, gap)
     compute_facts(run, verdict)
+    ratio, basis = hardware_ratio(run)  # a factor stated between two cards, against the hardware's
     target = req.target_tokens_per_s
     return DiagnoseResult(
         symptom=req.symptom,
@@ -116,6 +123,11 @@ def diagnose(req: DiagnoseRequest) -> DiagnoseResult:
         other_measured_tokens_per_s=req.other_measured_tokens_per_s,
         bandwidth_ratio=run.values.get("bw_ratio"),
         measured_ratio=measured_ratio(req),
+        stated_ratio=req.stated_ratio,
+        hardware_ratio=ratio,
+        hardware_basis=basis,  # type: ignore[arg-type]
+        hardware_values=run.values.get("hw_values"),
+        other_run_tokens_per_s=req.other_run_tokens_per_s,
         fits=fits_of(run),
         **_run_time(run),
         memory_per_gpu_gib=run.vram.per_gpu_gib if run.vram else None,

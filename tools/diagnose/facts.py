@@ -25,7 +25,7 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
     f |= int_quant_facts(run)
     if run.engine is None:
         f.add("no_engine")
-        if verdict == "far_below" and "int_quant" in f:
+        if verdict in ("far_below", "below") and "int_quant" in f:
             run.assumptions.append(note("diag_assumed_transformers", precision=run.precision))
     if req.num_gpus > 1 or req.symptom == "multi_gpu_slower":
         f.add("multi_gpu")
@@ -40,6 +40,8 @@ def compute_facts(run: Run, verdict: Verdict) -> None:
     f |= {"not_measured"} if run.measured is None else set()
     if verdict in ("at_ceiling", "above"):
         f.add("at_ceiling")
+    if verdict == "below":
+        f.add("below")  # between the card's limit and several times under it
     if verdict == "far_below":
         f.add("far_below")
         if gap_of(run) >= table()["huge_gap"]:

@@ -93,6 +93,9 @@ class DiagnoseRequest(BaseModel):
     measured_seconds_per_step: float | None = Field(
         default=None, gt=0, le=1e6, description="Training: seconds per step (s/it) measured"
     )
+    measured_tokens_per_min: float | None = Field(
+        default=None, gt=0, le=6e7, description="The decode speed as stated, per minute (its tokens/s is measured_...)"
+    )
     target_tokens_per_s: float | None = Field(default=None, gt=0, le=1e6, description="The speed wanted")
     measured_prefill_tokens_per_s: float | None = Field(
         default=None, gt=0, le=1e7, description="Prompt processing speed measured (a llama.cpp log's prompt eval)"
@@ -118,6 +121,19 @@ class DiagnoseRequest(BaseModel):
     other_gpu: str | None = Field(default=None, description="Another card the same job was measured on")
     other_measured_tokens_per_s: float | None = Field(default=None, gt=0, le=1e6)
     other_num_gpus: int | None = Field(default=None, ge=1, le=64, description="How many of the other card")
+    stated_ratio: float | None = Field(
+        default=None,
+        gt=1,
+        le=1000,
+        description="How many times slower the run on gpu was than on other_gpu, as the user stated it with no speeds "
+        "('5x slower than the A100', '慢一倍' -> 2), or from two run times",
+    )
+    other_run_tokens_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        description="The same job measured in another run on the same hardware (another engine, app or build)",
+    )
     other_precisions: list[str] = Field(
         default_factory=list,
         description="Other formats the user has or named: the first smaller one that fits is the fix",
@@ -205,6 +221,21 @@ class DiagnoseResult(BaseModel):
     other_measured_tokens_per_s: float | None
     bandwidth_ratio: float | None = Field(description="Other card's memory bandwidth / this card's")
     measured_ratio: float | None = Field(description="The faster measurement / the slower one, two cards measured")
+    stated_ratio: float | None = Field(default=None, description="The factor the user stated between the two cards")
+    hardware_ratio: float | None = Field(
+        default=None,
+        description="How many times faster other_gpu should run the job than gpu: memory bandwidth for decode, "
+        "dense 16-bit tensor TFLOPS (FP32 where the card has no fast 16-bit math) for training",
+    )
+    hardware_basis: Literal["bandwidth", "tensor_tflops"] | None = Field(
+        default=None, description="What hardware_ratio compares"
+    )
+    hardware_values: tuple[float, float] | None = Field(
+        default=None, description="What hardware_ratio divides: (gpu's, other_gpu's) GB/s or TFLOPS, GPU counts in"
+    )
+    other_run_tokens_per_s: float | None = Field(
+        default=None, description="Another run of the same job on the same hardware, as measured"
+    )
     fits: bool | None = Field(description="The job as loaded fits the GPUs")
     measured_hours: float | None = Field(default=None, description="Training: the run's time as stated, hours")
     epochs: float | None = Field(default=None, description="Training: the epochs the run makes")
