@@ -20,10 +20,12 @@ from knowledge.allowed import PathNotAllowed, check_path, ingest_roots
 from knowledge.chunking import CHUNKER_VERSION, chunk_markdown, chunk_plain_text
 from knowledge.embeddings import Embedder, get_embedder
 from knowledge.loaders import Document, LoaderError, collect_files, load_document
+from knowledge.seed import seed_vectors
 from knowledge.store import GUIDES, USER, DocEntry, KnowledgeConfig, KnowledgeStore, Manifest, check_collection_name
 
 GUIDES_DIR = Path(__file__).resolve().parent / "guides"
 EMBED_BATCH = 32
+SEED_BATCH = 1000  # shipped vectors need no model: one add per thousand chunks
 COPY_BATCH = 256
 
 # progress(stage, done, total): stage is "embed" (chunks embedded) or "copy" (chunks reused).
@@ -304,7 +306,7 @@ def _stage_generation(
 
     generation, staging = store.new_generation(name, embedder.signature)
     _copy_vectors(old_col, staging, carried_ids, to_reuse, old_ids_by_hash, progress)
-    _embed_chunks(embedder, staging, to_embed, progress)
+    seeded = _embed_chunks(embedder, staging, to_embed, progress)
     written = staging.count()  # read before the generation is dropped: afterwards the collection is gone
     if written != report.chunks_total:
         store.drop_generation(generation)
@@ -312,8 +314,8 @@ def _stage_generation(
             f"ingest of '{name}' wrote {written} chunks, expected {report.chunks_total}; the previous "
             "knowledge base is still live — run the ingest again"
         )
-    report.chunks_embedded = len(to_embed)
-    report.chunks_reused = len(to_reuse) + len(carried_ids)
+    report.chunks_embedded = len(to_embed) - seeded
+    report.chunks_reused = len(to_reuse) + len(carried_ids) + seeded
     return generation
 
 
@@ -355,22 +357,30 @@ def _copy_vectors(
 
 def _embed_chunks(
     embedder: Embedder, staging, to_embed: list[tuple[ChunkRecord, str]], progress: Progress | None
-) -> None:
-    """Embed the chunks whose text is new and add them to `staging`."""
-    embedded = 0
+) -> int:
+    """Embed the chunks whose text is new and add them to `staging`; a bundled guide chunk's vector comes from the
+    shipped seed (knowledge/seed.py) instead, added in large batches. Returns how many came from the seed."""
+    shipped = seed_vectors(embedder.signature)
+    seeded = [(r, h) for r, h in to_embed if r.hash in shipped]
+    rest = [(r, h) for r, h in to_embed if r.hash not in shipped]
+    done = 0
     if progress:
         progress("embed", 0, len(to_embed))
-    for batch in _batched(to_embed, EMBED_BATCH):
-        vectors = embedder.embed([r.embed_text for r, _ in batch])
+    for batch, from_seed in [
+        *((b, True) for b in _batched(seeded, SEED_BATCH)),
+        *((b, False) for b in _batched(rest, EMBED_BATCH)),
+    ]:
+        texts = [r.embed_text for r, _ in batch]
         staging.add(
             ids=[r.id for r, _ in batch],
-            embeddings=vectors,
+            embeddings=[shipped[r.hash] for r, _ in batch] if from_seed else embedder.embed(texts),
             documents=[r.text for r, _ in batch],
             metadatas=[r.metadata(h) for r, h in batch],
         )
-        embedded += len(batch)
+        done += len(batch)
         if progress:
-            progress("embed", embedded, len(to_embed))
+            progress("embed", done, len(to_embed))
+    return len(seeded)
 
 
 def _resolve(
