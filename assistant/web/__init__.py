@@ -28,9 +28,21 @@ def _offline_env() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def _quiet_library_warnings() -> None:
+    """Gradio's own request routes declare their body with FastAPI's `Body(alias=...)`, which pydantic 2.12 reports
+    on the first request (UnsupportedFieldAttributeWarning: "the 'alias' attribute ... has no effect"): a notice
+    about the libraries' code, not ours, that would land on the user's terminal. Only that category is silenced."""
+    import warnings
+
+    from pydantic.warnings import UnsupportedFieldAttributeWarning
+
+    warnings.filterwarnings("ignore", category=UnsupportedFieldAttributeWarning)
+
+
 def build_app(advisor: Any = None, settings: Settings | None = None, lang: str = "en") -> gr.Blocks:
     """The Gradio Blocks app; `advisor` replaces the default Advisor(settings) (tests inject one)."""
     _offline_env()
+    _quiet_library_warnings()
     from assistant.web.app import build_app as _build
 
     return _build(advisor=advisor, settings=settings, lang=lang)
