@@ -123,3 +123,19 @@ def test_a_price_with_no_dated_source_is_said_to_be_an_estimate_without_a_date()
 def test_an_estimated_used_price_reads_as_an_estimate(advisor, text: str, said: str) -> None:
     final = ask_checked(advisor, text)
     assert said in final.answer, final.answer[:600]
+
+
+@pytest.mark.parametrize(
+    ("text", "whole", "bare"),
+    [
+        ("64G 内存 + 一张 4060Ti 16G 能跑 Mixtral 8x7B 吗？", "整个放进显卡放不下", "按原方式放不下"),
+        (
+            "I have a 3090 and 128GB DDR5, can I run Llama 3 70B Q4?",
+            "does not fit whole on the GPU",
+            "does not fit** as",
+        ),
+    ],
+)
+def test_after_a_ram_split_lead_the_no_is_about_the_whole_model_on_the_gpu(advisor, text, whole, bare) -> None:
+    final = ask_checked(advisor, text, consistent=True)
+    assert whole in final.answer and bare not in final.answer, final.answer[:900]

@@ -59,12 +59,18 @@ def memory_lines(
 
 
 def verdict(
-    w: Writer, r: VramResult, capacity_gib: float | None = None, stated: bool = False, owned: bool = False
+    w: Writer,
+    r: VramResult,
+    capacity_gib: float | None = None,
+    stated: bool = False,
+    owned: bool = False,
+    whole: bool = False,
 ) -> None:
     """Fits / does not fit on the named GPU (and how many it needs), or on a card size the user named. `stated`:
     the user named how many cards (or owns them): a job that does not fit is answered on those cards, never
     with "it needs N" — the ways that make it fit follow (cheaper.py). `owned`: the cards are the user's own ("我只有
-    一张 3090"): not even a training job's ZeRO-3 count, which would be a rig to buy, unless they asked how many."""
+    一张 3090"): not even a training job's ZeRO-3 count, which would be a rig to buy, unless they asked how many.
+    `whole`: the lead already ran it with part in RAM, so "no" is about the whole model on the GPU, not the question."""
     fit = r.fit
     if fit is not None:
         shared: dict[str, Any] = dict(
@@ -88,7 +94,14 @@ def verdict(
                 w.say(key, n=fit.num_gpus, headroom=fit.headroom, at=at, pool=pool, **shared)
             _fewer(w, fit, training=r.mode != "inference")
         elif stated:
-            w.say("not_fits_here", n=fit.num_gpus, need=r.per_gpu_gib, pool=_pool(w, r), **_job(w, r), **shared)
+            w.say(
+                "not_fits_here_whole" if whole else "not_fits_here",
+                n=fit.num_gpus,
+                need=r.per_gpu_gib,
+                pool=_pool(w, r),
+                **_job(w, r),
+                **shared,
+            )
             _count_line(w, r, fit, owned)
             sharded = r.zero_stage not in (1, 2)  # under ZeRO-1/2 the user named, the count is not ZeRO-3's
             if r.mode != "inference" and sharded and not owned and fit.gpus_needed and fit.gpus_needed > fit.num_gpus:
@@ -475,14 +488,15 @@ def hardware_lines(
 
         lead_speed(w, turn, r)  # "and how fast?": the speed of the way that fits, second
     # "2 × 4090 + 512 GB DDR4": it runs from RAM at N tokens/s leads, the GPU-only verdict follows
-    led = way is not None or _ram_lead(w, turn)
+    from_ram = way is None and _ram_lead(w, turn)
+    led = way is not None or from_ram
     if led and after_lead is not None:
         after_lead()  # the caller's line on the lead ("the published bf16 weights do not fit")
     from assistant.capabilities.cheaper import ways_lines  # cheaper.py builds on this module
 
     for k, r in enumerate(results):
         if not (insisted and k == 0):
-            verdict(w, r, stated=True, owned=owned)
+            verdict(w, r, stated=True, owned=owned, whole=from_ram)
             if k == 0 and way is None and r.fit is not None and r.fit.fits:
                 from assistant.capabilities.speed_lead import lead_speed  # speed.py builds on this module
 
