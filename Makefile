@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m assistant.prepare_cache  # parsed YAML and the word index: a first question need not build them
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from assistant.events import (
     ErrorEvent,
     Event,
     FinalEvent,
+    ProposalFiles,
     TextEvent,
     ToolCallEvent,
     ToolCallRecord,
@@ -36,6 +37,7 @@ from assistant.grounding import check_grounding
 from assistant.language import detect_language
 from assistant.scenario import Scenario, scenario_from_messages
 from assistant.settings import Settings
+from assistant.turns import tool_payload
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 8000
@@ -217,14 +219,18 @@ class Advisor:
 
         return conversation(self._saved_messages(session_id))
 
-    def warm_up(self) -> None:
+    def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
         """Load what the first question would otherwise wait for: the knowledge base (embedding model,
         guides), the data files behind the calculators and the agent, by answering one question offline
-        in a private session."""
+        in a private session. `progress` hears "guides" when the guides must be prepared first (a fresh
+        data directory), so the terminal can say why the start takes longer."""
         from knowledge.retrieval import get_retriever
 
         try:
-            get_retriever().refresh()
+            retriever = get_retriever()
+            if progress is not None and retriever.auto_ingest_guides and not retriever.guides_current():
+                progress("guides")
+            retriever.refresh()
         except Exception as exc:  # the chat reports knowledge errors when it needs the store
             log.warning("knowledge base not ready: %s", exc)
         session = f"__warm-up-{uuid.uuid4().hex}"  # private: never indexed; unique across replicas
@@ -232,6 +238,18 @@ class Advisor:
             self.ask(session, "How much memory to QLoRA fine-tune Qwen2.5-7B on an RTX 4090?", provider="offline")
         finally:
             self.reset(session)
+
+    def proposal(self, session_id: str, out_dir: str, stem: str | None = None) -> ProposalFiles:
+        """The session's purchase proposal in every format, written to `out_dir` (the web app's download button);
+        the reason instead when the session has nothing to propose or a file cannot be written."""
+        from assistant.proposal import proposal_files
+        from tools.errors import AdvisorError
+
+        try:
+            files = proposal_files(self._saved_messages(session_id), stem or session_id, Path(out_dir))
+        except (AdvisorError, OSError) as exc:
+            return ProposalFiles(error=str(exc))
+        return ProposalFiles(files={suffix: str(path) for suffix, path in files.items()})
 
     def reset(self, session_id: str) -> None:
         """Forget a session: its messages and scenario, in the session store too."""
@@ -332,7 +350,7 @@ class Advisor:
                         yield ToolCallEvent(id=call["id"], name=call["name"], args=call.get("args") or {})
                     if getattr(msg, "type", "") == "tool":
                         name, started = pending.pop(msg.tool_call_id, (msg.name or "tool", time.perf_counter()))
-                        ok, result, error = _tool_payload(name, str(msg.content))
+                        ok, result, error = tool_payload(name, str(msg.content))
                         yield ToolResultEvent(
                             id=msg.tool_call_id,
                             name=name,
@@ -372,7 +390,7 @@ class Advisor:
             for c in getattr(m, "tool_calls", None) or []:
                 calls[c["id"]] = ToolCallRecord(name=c["name"], args=c.get("args") or {})
             if m.type == "tool" and m.tool_call_id in calls:
-                _ok, result, error = _tool_payload(calls[m.tool_call_id].name, str(m.content))
+                _ok, result, error = tool_payload(calls[m.tool_call_id].name, str(m.content))
                 calls[m.tool_call_id].result, calls[m.tool_call_id].error = (result, error)
         records = list(calls.values())
         users = [str(m.content) for m in messages if m.type == "human"]
@@ -438,16 +456,3 @@ def _citations(last: Any, records: list[ToolCallRecord], users: list[str]) -> li
         return cited_again(results, numbered)
     calls = [(r.name, r.args) for r in records if r.name != ToolName.SEARCH_GUIDES]
     return citations_from(results, subjects=turn_subjects(users, calls, results))
-
-
-def _tool_payload(name: str, content: str) -> tuple[bool, Any, str | None]:
-    """A tool message as (ok, the tool's typed result, error): where results enter the assistant."""
-    from assistant.toolset import typed_result
-
-    try:
-        data = json.loads(content)
-    except json.JSONDecodeError:
-        return False, None, content[:500]
-    if isinstance(data, dict) and set(data) == {"error"}:
-        return False, None, str(data["error"])
-    return True, typed_result(name, data), None

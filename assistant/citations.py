@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from knowledge.chunking import join_passages
 from knowledge.passage import Passage, SearchResult
 
 MAX_CITATIONS = 4
@@ -78,7 +79,7 @@ def _citation(n: int, ps: list[Passage]) -> Citation:
         section=ps[0].section or "",
         lang=ps[0].lang,
         source=ps[0].source or "",
-        text="\n\n".join(p.text for p in ps),
+        text=join_passages([p.text for p in ps]),  # without the overlap chunking carries between passages
     )
 
 

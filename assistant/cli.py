@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -718,8 +719,12 @@ def ask(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="API key (or GPU_ADVISOR_API_KEY)")] = None,
     as_json: JsonOpt = False,
+    proposal: Annotated[
+        Path | None, typer.Option("--proposal", help="Also write a purchase proposal: .md, .pdf, .xlsx or .csv")
+    ] = None,
 ) -> None:
     """Ask one question; prints the answer with its tool calls and sources."""
+    _prepare_guides_meanwhile()
     from assistant.advisor import Advisor
 
     settings = _settings(provider, base_url, api_key)
@@ -732,6 +737,11 @@ def ask(
     final = advisor.ask(session or "cli", question)
     if advisor.sessions_notice:
         print(f"warning: {advisor.sessions_notice}", file=sys.stderr)
+    written = None
+    if proposal is not None:  # written now, said after the answer (stderr: stdout stays the answer or its JSON)
+        from assistant.cli_proposal import after_ask, report
+
+        written = after_ask(advisor, session or "cli", proposal)
     if as_json:
         print(
             json.dumps(
@@ -744,11 +754,14 @@ def ask(
                     "grounding": final.grounding.model_dump(),
                     "consistency": final.consistency.model_dump(),
                     "scenario": final.scenario.summary(),
+                    "quick_replies": [r.model_dump() for r in final.quick_replies],
                 },
                 ensure_ascii=False,
                 indent=2,
             )
         )
+        if written is not None:
+            report(written)
         return
     from assistant import render
 
@@ -757,6 +770,37 @@ def ask(
         console.print(f"[yellow]untraceable numbers:[/] {', '.join(final.grounding.untraceable)}")
     for contradiction in final.consistency.contradictions:
         console.print(f"[yellow]inconsistent:[/] {contradiction}")
+    if written is not None:
+        report(written)
+
+
+def _prepare_guides_meanwhile() -> None:
+    """In a fresh data directory, prepare the guides (copy the shipped vectors, save the BM25 corpus) in a second
+    process while this one loads the assistant: on two cores the first answer then waits for neither. The guide
+    search waits for that process (knowledge/retrieval.py `prepare_guides`); if it fails, the search prepares them."""
+    import atexit
+    import os
+    import subprocess
+
+    from knowledge.retrieval import get_retriever
+
+    try:
+        if get_retriever().guides_current():
+            return
+    except Exception:  # the search reports whatever is wrong with the store
+        return
+    code = "from knowledge.retrieval import prepare_guides; prepare_guides()"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "stdin": subprocess.DEVNULL}
+    preparer = subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ), **quiet)
+    # reaped before this process exits (an answer that searched nothing may finish first): no orphan, no warning
+    atexit.register(_reap, preparer)
+
+
+def _reap(process: Any) -> None:
+    import contextlib
+
+    with contextlib.suppress(Exception):  # it outlived the answer by two minutes: left to finish on its own
+        process.wait(timeout=120)
 
 
 @app.command()
@@ -781,29 +825,9 @@ def chat(
 
         serve(settings=settings, host=host, port=port, auth=auth, share=share, in_process=in_process)
         return
-    from assistant import render
-    from assistant.advisor import Advisor
-    from assistant.events import ErrorEvent, FinalEvent, ToolCallEvent, ToolResultEvent
+    from assistant.cli_chat import run as chat_in_terminal
 
-    advisor = Advisor(settings.model_copy(update={"sessions_url": "memory"}))  # each terminal chat starts afresh
-    session = "terminal"
-    console.print("GPU Advisor — ask in Chinese or English; empty line or Ctrl-D to quit.")
-    while True:
-        try:
-            question = console.input("[bold]> [/]").strip()
-        except (EOFError, KeyboardInterrupt):
-            break
-        if not question:
-            break
-        for event in advisor.stream_turn(session, question):
-            if isinstance(event, ToolCallEvent):
-                console.print(f"[dim]… {event.name}[/]")
-            elif isinstance(event, ToolResultEvent):
-                console.print(f"[dim]  ✓ {event.summary} ({event.duration_ms:.0f} ms)[/]")
-            elif isinstance(event, ErrorEvent):
-                console.print(f"[yellow]{event.message}[/]")
-            elif isinstance(event, FinalEvent):
-                render.answer(console, event, tool_calls=False)
+    chat_in_terminal(console, settings)
 
 
 @app.command(name="eval")
@@ -901,10 +925,12 @@ def references(
 
 
 from assistant.cli_knowledge import register as register_knowledge  # noqa: E402  (ingest, search)
+from assistant.cli_proposal import register as register_proposal  # noqa: E402  (proposal --session --out)
 from assistant.cli_sessions import register as register_sessions  # noqa: E402  (sessions list|show|delete)
 
 register_knowledge(app)
 register_sessions(app)
+register_proposal(app)
 
 
 def main() -> None:

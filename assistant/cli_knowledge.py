@@ -179,22 +179,20 @@ def search(
     if not passages:
         console.print("no passages found — add documents with `gpu-advisor ingest PATH...`")
         return
-    from rich.table import Table
+    from rich.padding import Padding
+
+    from assistant.render_markdown import renderables
 
     shown = mode if mode == searched_as else f"{mode} ({searched_as})"
-    table = Table(title=f"{shown} search: {escape(query)}", header_style="bold", show_lines=True)
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
-    table.add_column("doc id / section")
-    table.add_column("passage")
+    console.print(f"[bold]{shown} search:[/] {escape(query)}")
     for rank, p in enumerate(passages, start=1):
-        excerpt = " ".join(p.text.split())
-        excerpt = excerpt if len(excerpt) <= 240 else excerpt[:240] + " …"
-        where = f"[bold]{escape(p.doc_id)}[/]\n{escape(p.section or '(intro)')}" + (
-            f"\n[dim]{escape(p.collection)}[/]" if p.collection != "guides" else ""
+        # One block per passage, its text as the guide wrote it (a table stays a table) at the terminal's width.
+        where = f"{escape(p.doc_id)} — {escape(p.section or '(intro)')}" + (
+            f" [dim]({escape(p.collection)})[/]" if p.collection != "guides" else ""
         )
-        table.add_row(str(rank), f"{p.score:.4f}", where, escape(excerpt))
-    console.print(table)
+        console.print(f"\n[bold]{rank}.[/] {where}  [dim]score {p.score:.4f}[/]")
+        for part in renderables(p.text, console.width - 3):
+            console.print(Padding(part, (0, 0, 0, 3)))
 
 
 def register(app: typer.Typer) -> None:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 from assistant.citations import Citation
 from assistant.consistency import ConsistencyReport
 from assistant.grounding import GroundingReport
+from assistant.quick_replies import QuickReply
 from assistant.scenario import Scenario
 
 
@@ -75,9 +76,16 @@ class FinalEvent(BaseModel):
     scenario: Scenario
     latency_ms: float
     fell_back: bool = False
-    quick_replies: list[str] = Field(
+    quick_replies: list[QuickReply] = Field(
         default_factory=list, description="One-click replies the answer offers (the usual answers to its question)"
     )
 
 
 Event = Annotated[ToolCallEvent | ToolResultEvent | TextEvent | ErrorEvent | FinalEvent, Field(discriminator="type")]
+
+
+class ProposalFiles(BaseModel):
+    """A session's purchase proposal as written files (Advisor.proposal), or why none could be written."""
+
+    files: dict[str, str] = Field(default_factory=dict, description="File suffix (.md, .pdf, .xlsx, .csv) -> path")
+    error: str | None = None

@@ -2,62 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from rich import box
-from rich.cells import cell_len
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from assistant.render_options import MAX_CELL_LINES, print_options
 from tools.notes import Note
 from tools.speed import SpeedResult
 from tools.vram import VramResult
-
-LONGEST_KEPT_WORD = 24  # cells: a longer word (a URL, a run of Chinese) may fold; an id column never does
-# Full borders first; when they leave a column less than its longest word, a header rule only.
-_TABLE_STYLES: tuple[dict[str, Any], ...] = (
-    {"box": box.HEAVY_HEAD},
-    {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False, "collapse_padding": True},
-)
-
-
-def _longest_word(texts: Sequence[str]) -> int:
-    return max((cell_len(word) for t in texts for word in t.split()), default=1)
-
-
-def _column_widths(
-    columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]], whole: int | None, room: int
-) -> list[int] | None:
-    """Column widths that fit `room` cells: every column at least its longest word (column `whole`: its longest
-    cell), the room left shared fairly among what the columns would like. None when even that is too wide."""
-    natural, least = [], []
-    for i, (header, _) in enumerate(columns):
-        cells = [header, *(row[i] for row in rows)]
-        natural.append(max(cell_len(line) for cell in cells for line in cell.splitlines() or [""]))
-        least.append(natural[-1] if i == whole else min(_longest_word(cells), LONGEST_KEPT_WORD, natural[-1]))
-    if sum(least) > room:
-        return None
-    if sum(natural) <= room:
-        return natural
-    widths, spare = list(least), room - sum(least)
-    wants = sorted(range(len(widths)), key=lambda i: natural[i] - least[i])
-    for k, i in enumerate(wants):  # the modest columns get all they want, the wide ones share the rest
-        give = min(natural[i] - least[i], spare // (len(wants) - k))
-        widths[i] += give
-        spare -= give
-    return widths
-
-
-def _frame(style: dict[str, Any], columns: int) -> int:
-    """Cells a table style spends on borders and padding around `columns` columns."""
-    probe = Table(**style)
-    for _ in range(columns):
-        probe.add_column(width=1)
-    return Measurement.get(Console(width=10_000), Console(width=10_000).options, probe).maximum - columns
 
 
 def print_table(
@@ -66,48 +21,35 @@ def print_table(
     columns: Sequence[tuple[str, str]],
     rows: Sequence[Sequence[str]],
     whole: int | None = 0,
+    max_lines: int = MAX_CELL_LINES,
+    head: int | None = None,
 ) -> None:
-    """Print `rows` under `columns` ((header, justify) pairs) without cutting a word or a number.
+    """Print `rows` under `columns` ((header, justify) pairs) without cutting a word, a number or a header.
 
-    Column `whole` (an id) stays on one line; the others wrap at spaces and never get narrower than their
-    longest word. When that does not fit the terminal even with light borders, each row becomes a block.
+    Column `whole` (an id) stays on one line; the others wrap at spaces into at most `max_lines` lines. When
+    that does not fit the terminal even with light borders, each row becomes a block headed by column `head`
+    (by default the id, else the first column).
     """
-    for style in _TABLE_STYLES:
-        widths = _column_widths(columns, rows, whole, console.width - _frame(style, len(columns)))
-        if widths is None:
-            continue
-        table = Table(title=title, header_style="bold", **style)
-        for i, ((header, justify), width) in enumerate(zip(columns, widths, strict=True)):
-            table.add_column(header, justify=justify, width=width, no_wrap=i == whole, overflow="fold")
-        for row in rows:
-            table.add_row(*(Text(cell) for cell in row))
-        console.print(table)
-        return
-    _print_blocks(console, title, columns, rows, whole)
-
-
-def _print_blocks(
-    console: Console, title: str | None, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]], whole
-) -> None:
-    """Rows as blocks (a terminal too narrow for the table): the id on its line, then a line per field."""
-    if title:
-        console.print(Text(title, style="bold"))
-    for row in rows:
-        head = row[whole] if whole is not None else ""
-        if head:
-            console.print(Text(head, style="bold"))
-        for i, ((header, _), value) in enumerate(zip(columns, row, strict=True)):
-            if i != whole and value:
-                console.print(Text(f"  {header}: {value}" if header else f"  {value}"))
+    head = head if head is not None else whole if whole is not None else 0
+    print_options(console, title, columns, rows, whole=whole, head=head, max_lines=max_lines)
 
 
 def _notes(console: Console, assumptions: Sequence[Note | str], warnings: Sequence[Note | str]) -> None:
     """Warnings, then assumptions: the calculator commands print in English (a note's text)."""
     for w in warnings:
-        console.print(f"[yellow]warning:[/] {_text(w)}")
+        console.print(_hanging("warning:", _text(w), "yellow", ""))
     console.print("[dim]assumptions:[/]")
     for a in assumptions:
-        console.print(f"[dim]  - {_text(a)}[/]")
+        console.print(_hanging("  -", _text(a), "dim", "dim"))
+
+
+def _hanging(mark: str, text: str, mark_style: str, style: str) -> Table:
+    """`mark text` with the text's wrapped lines under its first word, not under the mark (an 80-column list)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row(Text(mark, style=mark_style), Text(text, style=style))
+    return grid
 
 
 def _text(item: Note | str) -> str:
@@ -254,10 +196,9 @@ def gpus(console: Console, r) -> None:
 
 
 def gpu_specs(console: Console, r) -> None:
-    table = Table(title="GPU comparison (dense tensor TFLOPS)", header_style="bold")
-    table.add_column("spec")
-    for g in r.gpus:
-        table.add_column(g.name.replace("NVIDIA ", ""), justify="right")
+    from assistant.render_options import short_gpu_names
+
+    columns = [("spec", "left"), *((short_gpu_names(g.name), "right") for g in r.gpus)]
     fields = [
         ("memory (GiB)", "vram_gib"),
         ("memory type", "memory_type"),
@@ -273,9 +214,8 @@ def gpu_specs(console: Console, r) -> None:
         ("price", "price"),
         ("verified", "verified"),
     ]
-    for label, key in fields:
-        table.add_row(label, *[_num(getattr(g, key)) for g in r.gpus])
-    console.print(table)
+    rows = [[label, *(_num(getattr(g, key)).replace("_", " ") for g in r.gpus)] for label, key in fields]
+    print_table(console, "GPU comparison (dense tensor TFLOPS)", columns, rows, whole=None)
     for d in r.differences:
         console.print(f"- {_text(d)}")
     _notes(console, r.assumptions, r.warnings)
@@ -299,16 +239,16 @@ def fit(console: Console, r) -> None:
 def capacity(console: Console, r: Any) -> None:
     """The largest model per way of running it, with the registry models that fit."""
     where = f"{r.num_gpus}x {r.gpu}" if r.gpu else f"{r.num_gpus}x a {r.capacity_gib:g} GB card"
-    table = Table(title=f"Largest model on {where}", header_style="bold")
-    for col in ("way", "format", "engine", "largest (B params)", "GiB per GPU", "models that fit"):
-        table.add_column(col, justify="right" if col in ("largest (B params)", "GiB per GPU") else "left")
+    headers = ("way", "format", "engine", "largest (B params)", "GiB per GPU", "models that fit (GiB per GPU)")
+    rows = []
     for w in r.ways:
         way = w.mode if w.mode != "inference" else f"inference {w.bits}-bit"
         size = f"{w.max_params_b:g}" if w.max_params_b is not None else "none"
         at = f"{w.per_gpu_gib_at_max:,.1f} of {w.usable_gib_per_gpu:,.1f}" if w.per_gpu_gib_at_max else "-"
         models = ", ".join(f"{e.model} ({e.per_gpu_gib:.1f})" for e in w.examples) or "-"
-        table.add_row(way, w.precision, w.engine, size, at, models)
-    console.print(table)
+        rows.append([way, w.precision, w.engine, size, at, models])
+    columns = [(h, "right" if h in ("largest (B params)", "GiB per GPU") else "left") for h in headers]
+    print_table(console, f"Largest model on {where}", columns, rows, whole=None)
     if r.offload is not None:
         o = r.offload
         console.print(
@@ -323,21 +263,19 @@ def tco(console: Console, r) -> None:
     console.print(
         f"[bold]{r.num_gpus}x {r.gpu}[/] over {r.horizon_months} months, {r.busy_hours_per_month:,.0f} busy hours/month"
     )
-    table = Table(header_style="bold")
-    for col in ("option", f"up front ({c})", f"per month ({c})", f"total ({c})", "break-even h/month"):
-        table.add_column(col, justify="left" if col == "option" else "right")
-    table.add_row(
-        "buy", f"{r.upfront:,.0f}", f"{r.power_monthly + r.maintenance_monthly:,.0f}", f"{r.buy_total:,.0f}", "-"
-    )
+    headers = ("option", f"up front ({c})", f"per month ({c})", f"total ({c})", "break-even h/month")
+    rows = [["buy", f"{r.upfront:,.0f}", f"{r.power_monthly + r.maintenance_monthly:,.0f}", f"{r.buy_total:,.0f}", "-"]]
     for o in r.rent:
-        table.add_row(
-            f"rent {o.kind.replace('_', ' ')} ({o.price_per_gpu_hour:,.2f}/GPU-h)",
-            "0",
-            f"{o.monthly:,.0f}",
-            f"{o.total:,.0f}",
-            _num(o.break_even_hours_per_month),
+        rows.append(
+            [
+                f"rent {o.kind.replace('_', ' ')} ({o.price_per_gpu_hour:,.2f}/GPU-h)",
+                "0",
+                f"{o.monthly:,.0f}",
+                f"{o.total:,.0f}",
+                _num(o.break_even_hours_per_month),
+            ]
         )
-    console.print(table)
+    print_table(console, None, [(h, "left" if h == "option" else "right") for h in headers], rows, whole=None)
     console.print(
         f"cheapest over the horizon: [bold]{r.cheapest.replace('_', ' ')}[/]"
         + (f"; on-demand rent passes owning in month {r.break_even_month}" if r.break_even_month else "")
@@ -360,16 +298,17 @@ def recommend(console: Console, r) -> None:
             cost = f"{money(p.hourly or 0, p.currency)}/h" if p.deployment == "cloud" else money(p.spend, p.currency)
             rows.append(
                 [
-                    p.label or "",
+                    (p.label or "").replace("_", " "),
                     f"{p.count}x {p.gpu} ({p.condition}, {p.mode} {p.precision})",
                     f"{p.memory_per_gpu_gib:.1f} of {p.usable_gib_per_gpu:g}",
                     _num(p.tokens_per_s),
                     cost,
-                    "; ".join(n.text for n in p.gives_up) or "; ".join(n.text for n in p.reasons[:2]),
+                    "; ".join(n.text.rstrip(".") for n in p.gives_up)  # sentences joined as one list
+                    or "; ".join(n.text.rstrip(".") for n in p.reasons[:2]),
                 ]
             )
-        headers = ("", "option", "GiB/GPU", "tokens/s", "cost", "gives up")
-        print_table(console, None, [(h, "left") for h in headers], rows, whole=None)
+        headers = ("", "option", "GiB/GPU", "tokens/s", "cost", "why / trade-off")
+        print_table(console, None, [(h, "left") for h in headers], rows, whole=None, head=1)
     _notes(console, [n.text for n in r.assumptions], [n.text for n in r.warnings])
 
 
@@ -397,22 +336,20 @@ def support(console: Console, r: Any) -> None:
         console.print(f"[dim]  - {src.url} ({src.date})[/]")
 
 
-def tool_call_line(name: str, args: dict) -> Text:
-    """`tool NAME({...})` with the whole JSON: the terminal wraps it, nothing is cut."""
-    return Text(f"tool {name}({json.dumps(args, ensure_ascii=False)})", style="dim")
-
-
 def answer(console: Console, final: Any, tool_calls: bool = True) -> None:
-    """An assistant answer: its tool calls (whole, wrapped), the text, then each source once in a numbered list."""
-    from rich.markdown import Markdown
-
+    """An assistant answer: a short line per tool call, the text (its tables fit the terminal), then each
+    source once in a numbered list."""
     from assistant.citations import without_sources
+    from assistant.render_markdown import print_markdown
+    from assistant.render_tools import tool_call_line
     from assistant.strings import catalog
 
     if tool_calls:
+        cited = [c.section for c in final.citations]
         for call in final.tool_calls:
-            console.print(tool_call_line(call.name, call.args))
-    console.print(Markdown(without_sources(final.answer)))
+            result = getattr(call, "result", None)
+            console.print(tool_call_line(call.name, call.args, final.language, result, cited))
+    print_markdown(console, without_sources(final.answer))
     if final.citations:
         console.print()
         console.print(Text(catalog()["sources_head"][final.language], style="bold"))

@@ -3,33 +3,31 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
-from assistant.render import _notes
+from assistant.render import _notes, print_table
 from tools.api_cost import ApiCostResult
 from tools.rent import RentOffer, RentResult
 
 
-def _offer_row(table: Table, o: RentOffer, currency: str) -> None:
-    listed = f"{o.listed_price:g} {o.listed_currency}" if o.listed_currency != currency else ""
-    table.add_row(
+def _offer_row(o: RentOffer, currency: str) -> list[str]:
+    listed = f"{o.listed_price:g} {o.listed_currency}/GPU-h" if o.listed_currency != currency else ""
+    return [
         o.provider,
         f"{o.num_gpus}x {o.gpu_id}",
-        f"{o.price_per_hour:,.2f}" + (f" ({listed}/GPU-h)" if listed else ""),
+        f"{o.price_per_hour:,.2f}" + (f" ({listed})" if listed else ""),
         "-" if o.job_cost is None else f"{o.job_cost:,.2f}",
         (o.billing or "-").replace("_", " "),
         o.date,
-    )
+    ]
 
 
 def rent(console: Console, r: RentResult) -> None:
     what = f"{r.num_gpus}x {r.gpu}" if r.gpu else f"{r.need_gib:g} GiB of GPU memory"
-    table = Table(title=f"Where to rent {what} ({r.market} market, {r.currency})", header_style="bold")
-    for col in ("provider", "GPUs", f"per hour ({r.currency})", "job cost", "billing", "price date"):
-        table.add_column(col, justify="right" if col in (f"per hour ({r.currency})", "job cost") else "left")
-    for o in r.offers or r.alternatives:
-        _offer_row(table, o, r.currency)
-    console.print(table)
+    per_hour = f"per hour ({r.currency})"
+    headers = ("provider", "GPUs", per_hour, "job cost", "billing", "price date")
+    columns = [(h, "right" if h in (per_hour, "job cost") else "left") for h in headers]
+    rows = [_offer_row(o, r.currency) for o in r.offers or r.alternatives]
+    print_table(console, f"Where to rent {what} ({r.market} market, {r.currency})", columns, rows, whole=None)
     if r.spot:
         console.print(f"interruptible: {r.spot.provider} {r.spot.price_per_hour:,.2f} {r.currency}/h ({r.spot.date})")
     for f in r.free_tiers:
@@ -47,16 +45,15 @@ def api_cost(console: Console, r: ApiCostResult) -> None:
         if r.input_tokens_per_month is not None
         else "no usage given"
     )
-    table = Table(title=f"API vs self-hosting {r.model} ({usage}, {c})", header_style="bold")
-    for col in ("option", "price", f"per month ({c})", "date"):
-        table.add_column(col, justify="right" if col.startswith("per month") else "left")
+    rows = []
     for a in r.apis:
         price = f"{a.input_per_million:g} in / {a.output_per_million:g} out per 1M"
-        table.add_row(f"API: {a.provider} {a.model}", price, _money(a.monthly_cost), a.date)
+        rows.append([f"API: {a.provider} {a.model}", price, _money(a.monthly_cost), a.date])
     for h in r.self_host:
         basis = f"{h.hourly_per_server:g}/h at {h.provider}" if h.kind == "rent" else "3-year ownership, power included"
-        table.add_row(f"{h.kind}: {h.servers}x ({h.num_gpus}x {h.gpu})", basis, _money(h.monthly_cost), h.date or "-")
-    console.print(table)
+        rows.append([f"{h.kind}: {h.servers}x ({h.num_gpus}x {h.gpu})", basis, _money(h.monthly_cost), h.date or "-"])
+    columns = [("option", "left"), ("price", "left"), (f"per month ({c})", "right"), ("date", "left")]
+    print_table(console, f"API vs self-hosting {r.model} ({usage}, {c})", columns, rows, whole=None)
     be = (
         f"{r.break_even_tokens_per_month:,.0f} tokens/month (~{r.break_even_requests_per_day:,.0f} requests/day)"
         if r.break_even_tokens_per_month

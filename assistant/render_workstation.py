@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
-from assistant.render import _notes
+from assistant.render import _notes, print_table
 from tools.workstation import WorkstationPlan
 
 _KIND = {
@@ -21,9 +20,6 @@ def _w(value: float | None) -> str | None:
 
 
 def workstation(console: Console, plan: WorkstationPlan) -> None:
-    table = Table(title=f"{plan.num_gpus}x {plan.gpu} — {plan.use} build plan", header_style="bold")
-    table.add_column("item")
-    table.add_column("plan")
     platform = plan.platform
     layout = plan.psu_layout.text
     psu = layout if plan.psu_required_w is None else f"{layout} (needs {plan.psu_required_w:,.0f} W)"
@@ -62,10 +58,9 @@ def workstation(console: Console, plan: WorkstationPlan) -> None:
         ("slots", slots),
         ("NVLink", plan.nvlink_note.text),
     ]
-    for label, value in rows:
-        if value:
-            table.add_row(label, str(value))
-    console.print(table)
+    title = f"{plan.num_gpus}x {plan.gpu} — {plan.use} build plan"
+    shown = [[label, str(value)] for label, value in rows if value]
+    print_table(console, title, [("item", "left"), ("plan", "left")], shown)
     if platform:
         console.print(f"[dim]platform examples: {'; '.join(platform.examples)} (as of {platform.as_of})[/]")
     for note in plan.cooling_notes:

@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from tools.recommend import Pick, RecommendResult
+
+
+class ScenarioPick(BaseModel):
+    """The option an answer chose (a recommendation's primary, a comparison's verdict): what the user was told to
+    buy, rent or run. The scenario's own slots keep what the user asked ("LoRA"); the pick is what the answer made
+    of it ("QLoRA, nf4, on one used 3090"), so the panel shows it and a follow-up starts from it
+    (planner/followup.py start_from_pick)."""
+
+    gpu: str  # catalog id
+    count: int
+    mode: str | None = None
+    precision: str | None = None
+    deployment: str | None = None  # "local" (bought) or "cloud" (rented); None: a comparison's pick
+    by: str  # the question type that chose it: "recommend" or "compare"
 
 
 class Scenario(BaseModel):
@@ -73,6 +91,8 @@ class Scenario(BaseModel):
     # the models the last turn that sized any sized, each a part of its answer ("Qwen2.5-7B 和 14B 微调要多少显存"):
     # a follow-up naming only a card checks each of them on it (planner/followup.py models_in_play)
     models: list[str] = []
+    # what the last answered turn chose, when it was a recommendation or a comparison (None after any other turn)
+    pick: ScenarioPick | None = None
 
     def apply_tool_call(self, name: str, args: dict[str, Any]) -> None:
         """Update the slots a tool call fixed (each tool's home capability knows which)."""
@@ -91,12 +111,18 @@ def scenario_from_messages(messages: list[Any]) -> Scenario:
     """Replay every tool call of a conversation (LangChain messages) into a Scenario."""
     scenario = Scenario()
     turn_calls: list[dict[str, Any]] = []
+    results: list[tuple[dict[str, Any], Any]] = []  # this turn's recommendation and comparison results, unread
+    answered: list[tuple[dict[str, Any], Any]] = []  # those of the last turn that ran tools: only its pick counts
     for msg in messages:
         if getattr(msg, "type", "") == "human":
             if turn_calls:
-                scenario.last_intents = _intents(turn_calls)
-                scenario.models = _sized_models(turn_calls) or scenario.models
-            turn_calls = []
+                _end_turn(scenario, turn_calls)
+                answered = results
+            turn_calls, results = [], []
+        if getattr(msg, "type", "") == "tool":
+            call = next((c for c in turn_calls if c.get("id") == getattr(msg, "tool_call_id", None)), None)
+            if call is not None and call.get("name") in _PICKING:
+                results.append((call, msg.content))
         for call in getattr(msg, "tool_calls", None) or []:
             if _describes_workload(call):
                 scenario.apply_tool_call(call["name"], call.get("args") or {})
@@ -104,9 +130,63 @@ def scenario_from_messages(messages: list[Any]) -> Scenario:
                 scenario.apply_tool_call(call["name"], kept)
             turn_calls.append(call)
     if turn_calls:
-        scenario.last_intents = _intents(turn_calls)
-        scenario.models = _sized_models(turn_calls) or scenario.models
+        _end_turn(scenario, turn_calls)
+        answered = results
+    # the first pick: a question of several parts leads with the first part's
+    scenario.pick = next((p for call, content in answered if (p := _pick_of(call, content)) is not None), None)
     return scenario
+
+
+def _end_turn(scenario: Scenario, calls: list[dict[str, Any]]) -> None:
+    """What a turn that ran tools leaves: the question types it answered and the models it sized."""
+    scenario.last_intents = _intents(calls)
+    scenario.models = _sized_models(calls) or scenario.models
+
+
+def recommended(result: RecommendResult) -> Pick | None:
+    """The option a recommendation's answer leads with: its primary, else, when nothing fits the budget, the
+    nearest option over it (capabilities/recommend.py `_nothing_fits` names that one)."""
+    if result.primary is not None:
+        return result.primary
+    return result.stretch if result.budget else None
+
+
+_PICKING = ("recommend_gpus", "compare_gpus")  # the tools whose result names an option to take
+
+
+def _pick_of(call: dict[str, Any], content: Any) -> ScenarioPick | None:
+    """The option a recommendation or a comparison of the user's workload chose, from its tool message."""
+    if not _describes_workload(call):
+        return None
+    pick = _read_pick(call["name"], content) if isinstance(content, str) else None
+    return pick.model_copy() if pick is not None else None  # the cached one stays as read
+
+
+@lru_cache(maxsize=64)
+def _read_pick(name: str, content: str) -> ScenarioPick | None:
+    """Reading a result takes milliseconds, and every step of a turn replays the conversation: read each once."""
+    import json
+
+    from assistant.toolset import typed_result
+    from tools.compare import CompareResult
+    from tools.recommend import RecommendResult
+
+    try:
+        data = json.loads(content)
+    except ValueError:  # a plain-text error, not a result
+        return None
+    if not isinstance(data, dict) or set(data) == {"error"}:
+        return None
+    result = typed_result(name, data)
+    if isinstance(result, RecommendResult) and (p := recommended(result)) is not None:
+        return ScenarioPick(
+            gpu=p.gpu_id, count=p.count, mode=p.mode, precision=p.precision, deployment=p.deployment, by="recommend"
+        )
+    if isinstance(result, CompareResult) and result.verdict.pick is not None and result.model:
+        row = result.rows[result.verdict.pick]  # a comparison of cards with no workload picks no job to size
+        count = row.count or row.count_asked or 1
+        return ScenarioPick(gpu=row.gpu_id, count=count, mode=row.mode, precision=row.precision, by="compare")
+    return None
 
 
 _SIZED_PARTS = ("memory", "fit", "recommend")  # the question types that answer each model a message names

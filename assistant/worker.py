@@ -25,7 +25,8 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -73,25 +74,27 @@ def _serve(conn: Any, settings: Settings, factory: str, threads: int) -> None:
         with send_lock:
             conn.send(message)
 
-    def warm() -> None:  # so the first user's answer does not wait for models and data to load
+    def warm(rid: int) -> None:  # so the first user's answer does not wait for models and data to load
         try:
-            advisor.warm_up()
+            if hasattr(advisor, "warm_up"):
+                advisor.warm_up(progress=lambda stage: send(_EVENT, rid, stage))
         except Exception as exc:  # a real turn reports whatever is wrong
             log.warning("warming up the assistant failed: %s", exc)
 
     def run(rid: int, method: str, args: tuple) -> None:
         try:
-            for payload in _results(advisor, method, args):
-                send(_EVENT, rid, payload)
+            if method == "warm_up":  # its stages go back as they start, for the terminal's progress line
+                warm(rid)
+            else:
+                for payload in _results(advisor, method, args):
+                    send(_EVENT, rid, payload)
             send(_END, rid, None)
         except BaseException as exc:  # reported to the caller, whose UI turns it into a message
             log.exception("%s failed in the assistant process", method)
             with contextlib.suppress(OSError, ValueError):
                 send(_RAISE, rid, f"{type(exc).__name__}: {exc}")
 
-    if hasattr(advisor, "warm_up"):
-        threading.Thread(target=warm, name="warm-knowledge", daemon=True).start()
-    send(_READY, 0, os.getpid())
+    send(_READY, 0, os.getpid())  # the parent asks for the warm-up next (AdvisorProcess.start)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="turn")
     while True:
         try:
@@ -132,6 +135,8 @@ class AdvisorProcess:
         self._inbox: dict[int, queue.SimpleQueue] = {}
         self._proc: Any = None
         self._conn: Any = None
+        self._warm_stage: str | None = None  # what the child's warm-up is doing, while it runs
+        self._warmed = threading.Event()
         self.restarts = -1  # becomes 0 with the first start
 
     # ---- lifecycle -------------------------------------------------------------------------------
@@ -164,7 +169,37 @@ class AdvisorProcess:
             self._proc, self._conn = proc, parent
             self.restarts += 1
             threading.Thread(target=self._read, args=(proc, parent), name="assistant-reader", daemon=True).start()
+            self._warmed.clear()
+            self._warm_stage = None
+            threading.Thread(target=self._warm_child, name="assistant-warm-up", daemon=True).start()
             return self
+
+    def _warm_child(self) -> None:
+        """Every start warms the child (models, guides, data), so the first user's answer does not wait."""
+        try:
+            for _, stage in self._call("warm_up", ()):
+                self._warm_stage = stage
+        except WorkerError as exc:  # the first turn starts the child again and reports what is wrong
+            log.warning("warming up the assistant failed: %s", exc)
+        finally:
+            self._warmed.set()
+
+    def warm_up(self, progress: Callable[[str], None] | None = None, timeout_s: float = START_TIMEOUT_S) -> bool:
+        """Start the child and wait until it is warm, telling `progress` each stage it starts (as Advisor.warm_up
+        does); False if it is not warm within `timeout_s`."""
+        self.start()
+        told: str | None = None
+        deadline = time.monotonic() + timeout_s
+        while True:
+            done = self._warmed.wait(0.1)
+            stage = self._warm_stage
+            if progress is not None and stage is not None and stage != told:
+                progress(stage)
+                told = stage
+            if done:
+                return True
+            if time.monotonic() > deadline:
+                return False
 
     def close(self) -> None:
         with self._lock:
@@ -254,6 +289,10 @@ class AdvisorProcess:
     def scenario(self, session_id: str) -> Any:
         """The session's scenario, rebuilt from its saved messages."""
         return self._value("scenario", (session_id,), None)
+
+    def proposal(self, session_id: str, out_dir: str, stem: str | None = None) -> Any:
+        """The session's purchase proposal files, written by the assistant process (Advisor.proposal)."""
+        return self._value("proposal", (session_id, out_dir, stem), None)
 
     def _value(self, method: str, args: tuple, default: Any) -> Any:
         value = default

@@ -248,7 +248,10 @@ def use_word_index(path: Path | None = None) -> bool:
         if not path.is_file():
             jieba.setLogLevel(logging.WARNING)
             dt.initialize()
-            build_word_index(path, dt.FREQ, dt.total)  # before anyone adds words: the pristine table
+            # Written beside the work that follows (the first question on a new machine waits for neither): a
+            # copy of the pristine table, before anyone adds words; not a daemon, so exiting waits for the file.
+            pristine = dict(dt.FREQ)
+            threading.Thread(target=build_word_index, args=(path, pristine, dt.total), name="word-index").start()
             return False
         try:
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)

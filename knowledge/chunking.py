@@ -313,3 +313,61 @@ def chunk_markdown(text: str, max_units: float = MAX_UNITS, overlap_units: float
             passages = _pack_blocks(blocks, max_units, overlap_units)
         chunks.extend(TextChunk(section_path=path, text=p) for p in passages if p.strip())
     return chunks
+
+
+def join_passages(texts: list[str]) -> str:
+    """Join consecutive passages of one section back into its text, without the overlap chunking added.
+
+    `_pack` carries the last sentences (or lines) of a passage into the next one, and a table split by rows
+    repeats its header; a quote built from several passages would otherwise say those twice."""
+    out = ""
+    for text in texts:
+        text = text.strip()
+        if not out:
+            out = text
+            continue
+        header = _continued_table_header(out, text)
+        if header:
+            out += "\n" + text[len(header) :].lstrip("\n")
+            continue
+        cut = _overlap(out, text)
+        rest = text[cut:].lstrip()
+        if not rest:
+            continue
+        # The carried piece ended a line in both passages when the next one goes on after a line break.
+        sep = "\n" if cut and text[cut : cut + 1] == "\n" else ("" if cut and _is_cjkish(rest[0]) else " ")
+        out += (sep if cut else "\n\n") + rest
+    return out
+
+
+_ENDS = "。！？.!?；;:：" + _CLOSERS
+
+
+def _overlap(before: str, after: str) -> int:
+    """Length of the longest start of `after` that also ends `before`, cut at sentence or line ends on both
+    sides (a CJK character alone is no boundary: 模型。 and 型。 must not match)."""
+    for k in range(min(len(before), len(after)), 3, -1):
+        head = after[:k]
+        if not before.endswith(head):
+            continue
+        ends = (
+            k == len(after) or after[k] == "\n" or (head[-1] in _ENDS and (after[k].isspace() or _is_cjkish(after[k])))
+        )
+        start = len(before) - k
+        starts = start == 0 or before[start - 1] == "\n" or (before[start - 1].isspace() or before[start - 1] in _ENDS)
+        if ends and starts:
+            return k
+    return 0
+
+
+def _continued_table_header(before: str, after: str) -> str:
+    """The header rows (titles and separator) `after` repeats from the table `before` ends in, or ''."""
+    lines = after.split("\n")
+    if len(lines) < 3 or not lines[0].lstrip().startswith("|") or set(lines[1].replace("|", "").strip()) - set("-: "):
+        return ""
+    table: list[str] = []  # the rows of the table `before` ends in, top first
+    for line in reversed(before.rstrip().split("\n")):
+        if not line.lstrip().startswith("|"):
+            break
+        table.insert(0, line)
+    return "\n".join(lines[:2]) if table[:2] == lines[:2] else ""

@@ -172,6 +172,9 @@ class Retriever:
             return
         from knowledge.ingest import guides_need_ingest, ingest_guides
 
+        if not self.guides_current() and not getattr(_preparing, "here", False):
+            with self.store.lock(PREPARING_LOCK):  # another process may be preparing them (`prepare_guides`): wait
+                pass
         if not self.guides_current() and guides_need_ingest(self.store, self.embedder):
             ingest_guides(store=self.store, embedder=self.embedder)
         self._guides_checked = True
@@ -523,6 +526,24 @@ def get_retriever(config: KnowledgeConfig | None = None) -> Retriever:
         return _shared[key]
 
 
+# Held by `prepare_guides` from the guides' ingest until their BM25 corpus is saved, so a search in another process
+# waits for both and then reads the saved corpus (an ingest's own lock ends before the corpus is written).
+PREPARING_LOCK = "guides-preparing"
+_preparing = threading.local()  # set while this thread holds PREPARING_LOCK: its own search must not wait on it
+
+
+def prepare_guides(config: KnowledgeConfig | None = None) -> None:
+    """Make the guides searchable in a data directory (ingest, then the saved BM25 corpus). `gpu-advisor ask` runs
+    this in a second process when the data directory is fresh, so it overlaps with loading the assistant."""
+    retriever = get_retriever(config)
+    _preparing.here = True
+    try:
+        with retriever.store.lock(PREPARING_LOCK):
+            retriever.search("GPU", k=1, mode="bm25")  # refresh (ingest when needed), then the BM25 corpus saved
+    finally:
+        _preparing.here = False
+
+
 def search(
     query: str, k: int = 5, mode: Mode = "auto", config: KnowledgeConfig | None = None, **kwargs: Any
 ) -> list[Passage]:
@@ -535,4 +556,14 @@ def section_passages(passages: list[Passage], config: KnowledgeConfig | None = N
     return get_retriever(config).section_passages(passages) if passages else []
 
 
-__all__ = ["GUIDES", "MODES", "Glossary", "Passage", "Retriever", "get_retriever", "search", "section_passages"]
+__all__ = [
+    "GUIDES",
+    "MODES",
+    "Glossary",
+    "Passage",
+    "Retriever",
+    "get_retriever",
+    "prepare_guides",
+    "search",
+    "section_passages",
+]

@@ -126,3 +126,25 @@ def browser() -> Iterator[Any]:
             yield instance
         finally:
             instance.close()
+
+
+@pytest.fixture
+def open_page(browser: Any, real_app: str, tmp_path: Path) -> Iterator[Any]:
+    """A factory of fresh browser tabs on the real app (own context = own cookies, localStorage and Gradio session;
+    downloads accepted), each a `test_web_browser.ChatPage`."""
+    contexts = []
+
+    def make(locale: str = "en-US", viewport: dict[str, int] | None = None, url: str = real_app) -> Any:
+        from test_web_browser import DESKTOP, ChatPage
+
+        viewport = viewport or DESKTOP
+        phone = viewport["width"] < 600
+        context = browser.new_context(
+            viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone, accept_downloads=True
+        )
+        contexts.append(context)
+        return ChatPage(context.new_page(), tmp_path).open(url)
+
+    yield make
+    for context in contexts:
+        context.close()

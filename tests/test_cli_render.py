@@ -115,7 +115,15 @@ def test_answer_lists_each_source_once_numbered(lang: str) -> None:
     assert shown.count(catalog_text("sources_head", lang)) == 1
 
 
-def test_tool_call_echo_wraps_and_keeps_the_whole_json() -> None:
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "recommend_gpus · qwen2.5-7b · LoRA · ≤1 GPU · budget ¥15,000"),
+        ("zh", "recommend_gpus · qwen2.5-7b · LoRA · 最多 1 张卡 · 预算 ¥15,000"),
+    ],
+)
+def test_tool_call_line_says_what_a_person_needs_not_the_json(lang: str, expected: str) -> None:
+    # issue 21: the whole JSON (and a search's padded query) was noise; one short line per call instead
     args = {
         "workload": {"model": "qwen2.5-7b", "mode": "lora", "batch": 1, "grad_checkpointing": True},
         "currency": "CNY",
@@ -123,16 +131,14 @@ def test_tool_call_echo_wraps_and_keeps_the_whole_json() -> None:
         "budget": 15000.0,
         "deployment": "local",
         "preference": "balanced",
+        "max_gpus": 1,
     }
     call = SimpleNamespace(name="recommend_gpus", args=args)
-    final = SimpleNamespace(answer="ok", language="en", citations=[], tool_calls=[call])
+    final = SimpleNamespace(answer="ok", language=lang, citations=[], tool_calls=[call])
     out = console(80)
     render.answer(out, final)
     lines = [line.rstrip() for line in out.export_text().splitlines()]
-    echo = " ".join(line.strip() for line in lines[: lines.index("ok")])
-    assert echo.startswith("tool recommend_gpus(") and echo.endswith(")")
-    assert json.loads(echo.removeprefix("tool recommend_gpus(").removesuffix(")")) == args
-    assert all(len(line) <= 80 for line in lines)
+    assert lines[: lines.index("ok")] == [expected]
 
 
 def test_a_real_answer_prints_each_source_once(advisor) -> None:

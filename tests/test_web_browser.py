@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,22 +125,6 @@ class ChatPage:
 
 DESKTOP = {"width": 1440, "height": 1000}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def open_page(browser: Any, real_app: str, tmp_path: Path) -> Iterator[Any]:
-    """A factory of fresh browser sessions (own context = own cookies, localStorage and Gradio session)."""
-    contexts = []
-
-    def make(locale: str = "en-US", viewport: dict[str, int] = DESKTOP, url: str = real_app) -> ChatPage:
-        phone = viewport["width"] < 600
-        context = browser.new_context(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
-        contexts.append(context)
-        return ChatPage(context.new_page(), tmp_path).open(url)
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 def test_chinese_question_shows_tool_call_answer_and_what_if(open_page: Any) -> None:

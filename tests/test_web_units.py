@@ -296,11 +296,14 @@ def test_a_recommendation_constrained_to_one_gpu_keeps_it_in_the_gpu_control() -
     args = {"workload": {"model": "qwen2.5-7b", "mode": "lora"}, "currency": "CNY", "gpus": ["rtx-4090"]}
     view = TurnView([], "zh", turn=2)
     view.apply(ToolCallEvent(id="r1", name="recommend_gpus", args=args))
-    view.results.append(recommend_gpus(RecommendRequest(**args)))
+    rec = recommend_gpus(RecommendRequest(**args))
+    view.results.append(rec)
     view.final = _final("", []).model_copy(update={"scenario": Scenario(model="qwen2.5-7b", mode="lora")})
     session = Session(lang="zh")
     session.absorb(view)
-    assert session.whatif_values()["gpu"] == "RTX 4090" and session.whatif_values()["mode"] == "lora"
+    # the method the pick uses (QLoRA, the cheaper way on one 4090), not the LoRA asked (issue 21)
+    assert rec.primary is not None and rec.primary.mode == "qlora"
+    assert session.whatif_values()["gpu"] == "RTX 4090" and session.whatif_values()["mode"] == "qlora"
     assert "**显卡**: RTX 4090" in session.panel()
 
 

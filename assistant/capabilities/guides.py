@@ -24,12 +24,45 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS, focus: list[str] | None = Non
     if focus:
         hits = [sum(w.lower() in line.lower() for w in focus) for line in lines]
         if hits and max(hits) > 0:
-            lines = lines[hits.index(max(hits)) :]
+            start = hits.index(max(hits))
+            lines = _table_head(lines, start) + lines[start:]
     flat = " ".join(lines)
     if len(flat) <= limit:
         return flat
+    rows = _whole_rows(lines, limit)
+    if rows is not None:
+        return rows
     cut = max(flat.rfind(mark, 0, limit) for mark in ("。", ". ", "！", "？", "; "))
     return flat[: cut + 1] if cut > 80 else flat[:limit] + "…"
+
+
+def _whole_rows(lines: list[str], limit: int) -> str | None:
+    """A passage whose length limit falls inside a markdown table ends after the last whole row (a row cut at
+    a "; " inside a cell would leave a table no reader can rebuild); the header keeps at least one row."""
+    size, end = 0, None
+    for i, line in enumerate(lines):
+        if size + len(line) > limit:
+            end = i
+            break
+        size += len(line) + 1
+    if not end or not lines[end].startswith("|"):
+        return None
+    if set(lines[end - 1]) <= set("|-: "):  # only the header made it: the first row comes too
+        end += 1
+    return " ".join(lines[:end])
+
+
+def _table_head(lines: list[str], row: int) -> list[str]:
+    """The header and separator of the markdown table line `row` sits in (none when it is no table row): a
+    quote that starts at the row the user asked about keeps the column names that make it readable."""
+    if not lines[row].startswith("|"):
+        return []
+    for i in range(row - 1, 0, -1):
+        if not lines[i].startswith("|"):
+            return []
+        if set(lines[i]) <= set("|-: "):
+            return lines[i - 1 : i + 1] if i < row else []
+    return []
 
 
 def _focus(turn: Turn) -> list[str]:

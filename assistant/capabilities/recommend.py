@@ -167,17 +167,26 @@ def parts_lead(w: Writer, results: list[RecommendResult]) -> None:
     w.say("parts_summary", items=("；" if w.lang == "zh" else "; ").join(items))
 
 
-def _lead_for(w: Writer, r: RecommendResult, mode: str, size_range: list[float] | None) -> str:
-    """'For inference of Qwen2.5-14B: '; a range of sizes asked ("7B-14B models") names the range and its top."""
+# The notes that say the job sized was assumed (no model or purpose named): the lead says so before its pick
+ASSUMED_JOB = ("assumed_purpose", "assumed_local_chat_model", "assumed_team_model")
+
+
+def _lead_for(w: Writer, r: RecommendResult, mode: str, size_range: list[float] | None, assumed: bool = False) -> str:
+    """'For inference of Qwen2.5-14B: '; a range of sizes asked ("7B-14B models") names the range and its top; a
+    job nobody named is called an assumption ("No job named, so sized for ...")."""
     method = w.label("method", mode)
     if not size_range:
-        return w.t("rec_for", model=r.model, method=method)
+        return w.t("rec_for_assumed" if assumed else "rec_for", model=r.model, method=method)
     top = f"{size_range[1]:g}B" if r.model.startswith("Generic-") else r.model
     return w.t("rec_for_range", top=top, low=size_range[0], high=size_range[1], method=method)
 
 
 def recommend_lines(
-    w: Writer, r: RecommendResult, assumptions: bool = True, size_range: list[float] | None = None
+    w: Writer,
+    r: RecommendResult,
+    assumptions: bool = True,
+    size_range: list[float] | None = None,
+    assumed: bool = False,
 ) -> None:
     """The verdict first (what to buy or rent, and why), then the alternatives, the stretch, the caveats."""
     p = r.primary
@@ -185,7 +194,7 @@ def recommend_lines(
         _nothing_fits(w, r, assumptions, size_range)
         return
     verdict = "rec_verdict_rent" if p.deployment == "cloud" else "rec_verdict_buy"
-    w.add(_lead_for(w, r, p.mode, size_range) + w.t(verdict, pick=_pick_line(w, p, verdict=True)))
+    w.add(_lead_for(w, r, p.mode, size_range, assumed) + w.t(verdict, pick=_pick_line(w, p, verdict=True)))
     w.add(_reason_text(w, p.reasons[1:] if len(p.reasons) > 1 else p.reasons))
     _needs_line(w, r)  # after the reasons: the way asked comes first, the other ways' needs after it
     lines = []
@@ -318,7 +327,7 @@ class Recommend(Capability):
             return False  # "I'm looking to buy a GPU to experiment with LLMs" is a purchase: a person's first card
         persona = s.persona or persona_from_budget(s.budget, s.currency or "USD")
         budget = s.budget
-        if budget is None and building:
+        if budget is None and (building or buying):
             budget = unstated_budget("individual", s.currency or "USD")  # what one person usually spends on the card
         if s.mode == "inference" and budget is not None and not s.serving and persona != "company":
             # "本地跑大模型": the purpose is said, the model is not: the biggest one the budget runs at 4-bit
@@ -362,8 +371,9 @@ class Recommend(Capability):
             parts_lead(w, results)
         # "7B-14B models": one part, sized for the top of the range, which the lead names
         size_range = turn.parsed.size_range if len(results) == 1 else None
+        assumed = any(isinstance(n, Note) and n.code in ASSUMED_JOB for n in turn.plan.notes)
         for r in results:
-            recommend_lines(w, r, assumptions=False, size_range=size_range)
+            recommend_lines(w, r, assumptions=False, size_range=size_range, assumed=assumed)
         if results and results[0].sized_workload.mode == "inference" and is_batch_job(turn.parsed.dataset_samples):
             w.say("batch_job_weights")  # "3万张图片": why 16-bit, and what sets a batch job's pace
         if results:  # the parts share the buyer, the fit rule and the prices: their assumptions are said once

@@ -12,7 +12,8 @@ from assistant.capabilities import REGISTRY, Capability, capability
 from assistant.capabilities.base import Outcome, Plan, Turn
 from assistant.capabilities.named_cards import cards_not_named
 from assistant.citations import Citation
-from assistant.strings import Writer, catalog
+from assistant.quick_replies import QuickReply, replies
+from assistant.strings import Writer
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
 from tools.notes import Note
@@ -21,13 +22,12 @@ from tools.notes import Note
 class Composed(BaseModel):
     answer: str
     citations: list[Citation]
-    quick_replies: list[str] = []
+    quick_replies: list[QuickReply] = []
 
 
-def quick_replies(plan: Plan, lang: str) -> list[str]:
-    """The one-click replies the plan offers, in the user's language."""
-    groups = catalog()["quick_replies"]
-    return [reply for key in plan.quick_replies for reply in groups[key][lang]]
+def quick_replies(plan: Plan, lang: str) -> list[QuickReply]:
+    """The one-click replies the plan offers, in the user's language (assistant/quick_replies.yaml)."""
+    return replies(plan.quick_replies, lang)
 
 
 def _tool_errors(w: Writer, outcomes: list[Outcome]) -> None:

@@ -69,3 +69,21 @@ def models_in_play(parsed: ParsedQuery, previous: Scenario, s: Scenario) -> None
     ):
         return
     parsed.models_mentioned = [s.model, *(m for m in previous.models if m != s.model)]
+
+
+def start_from_pick(parsed: ParsedQuery, s: Scenario) -> None:
+    """ "换成两张 4090 呢", "what about at 8-bit", "多快？" after "预算 1.5 万微调 14B" picked QLoRA on a used 3090: the
+    follow-up starts from the pick (its method, format, card and count), not from the LoRA the user first asked,
+    and changes only what it names (merge applies the message after this). A new model is a new job, and new
+    purchase terms (a budget, renting, who buys, users, what matters most) ask the choice again from the job asked."""
+    pick = s.pick
+    new_job = parsed.model or parsed.params_b is not None or parsed.model_family or parsed.unknown_model
+    terms = (parsed.budget, parsed.monthly_budget, parsed.persona, parsed.deployment, parsed.buy_or_rent)
+    new_terms = any(v is not None for v in terms) or parsed.users or parsed.preference or parsed.used_market
+    if pick is None or new_job or new_terms:
+        return
+    # A full fine-tune the answer could only afford as LoRA is still the job asked: "换成 8 张 H100 呢" sizes it
+    # full on the new cards. An adapter method it swapped for another (LoRA for QLoRA) is the way the pick runs.
+    if not (s.mode == "full" and pick.mode != "full"):
+        s.mode, s.precision = pick.mode or s.mode, pick.precision or s.precision
+    s.gpu, s.num_gpus, s.count_sized = pick.gpu, pick.count, True  # a count the answer worked out: re-counted

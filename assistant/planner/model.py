@@ -15,12 +15,15 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import Field, PrivateAttr
 
 from assistant.capabilities.base import Outcome, ToolCall, call_id, owner_from_id
+from assistant.capabilities.recommend import ASSUMED_JOB
+from assistant.planner.clarify import ASKED, as_reply, picked_offer, plan_turn, questions_asked, replies_in
 from assistant.planner.compose import compose
-from assistant.planner.plan import make_plan, merge, second_round
+from assistant.planner.plan import merge, second_round
 from assistant.scenario import Scenario, scenario_from_messages
 from assistant.toolset import typed_result
 from assistant.understanding import ParsedQuery
 from assistant.understanding import parse as _parse_text
+from tools.notes import Note
 
 
 def _text(message: BaseMessage) -> str:
@@ -57,7 +60,9 @@ class OfflinePlanner(BaseChatModel):
         question = _text(messages[last_human])
         parsed = parse(question)
         previous = _with_pending_questions(messages[:last_human])
-        plan = make_plan(parsed, previous)
+        asked = questions_asked(messages[:last_human])  # "推理" after "这些卡主要用来做什么？" answers that question
+        parsed = as_reply(parsed) if asked or picked_offer(messages[:last_human], question) else parsed
+        plan = plan_turn(parsed, previous, asked)
         if self.tool_names:
             plan.calls = [c for c in plan.calls if c.name in self.tool_names]
         after = messages[last_human + 1 :]
@@ -72,9 +77,16 @@ class OfflinePlanner(BaseChatModel):
             if more:
                 return _calls_message(more)
         composed = compose(plan, parsed, outcomes, before=_previous_answer(messages[:last_human]))
-        extra: dict[str, Any] = {"quick_replies": composed.quick_replies} if composed.quick_replies else {}
+        extra: dict[str, Any] = {}
+        if composed.quick_replies:  # plain data: the checkpointer keeps it with the message
+            extra["quick_replies"] = [r.model_dump() for r in composed.quick_replies]
+        if plan.ask:  # the question this answer asks: the next message may be its reply (planner/clarify.py)
+            extra[ASKED] = plan.ask
         if composed.citations:  # the sections the answer numbers, so every view lists exactly these
             extra["cited"] = [[c.doc_id, c.section] for c in composed.citations]
+        assumed = [n for n in plan.notes if isinstance(n, Note) and n.code in ASSUMED_JOB]
+        if assumed:  # the job sized was nobody's: a proposal written from this answer must say so (assistant/turns.py)
+            extra["assumed_job"] = assumed[0].model_dump(mode="json")
         return AIMessage(content=composed.answer, additional_kwargs=extra)
 
     def _generate(
@@ -145,9 +157,10 @@ def _with_pending_questions(history: list[BaseMessage]) -> Scenario:
     _keep_named_engine(history, scenario)
     _mark_sized_count(history, scenario)
     last_tools = max((i for i, m in enumerate(history) if isinstance(m, AIMessage) and m.tool_calls), default=-1)
-    for msg in history[last_tools + 1 :]:
+    replies = replies_in(history)
+    for pos, msg in enumerate(history[last_tools + 1 :], start=last_tools + 1):
         if isinstance(msg, HumanMessage):
-            parsed = parse(_text(msg))
+            parsed = as_reply(parse(_text(msg))) if pos in replies else parse(_text(msg))
             intents = [i for i in parsed.intents if i not in ("help", "out_of_scope", "concept")]
             scenario, _ = merge(parsed, scenario)
             if intents:

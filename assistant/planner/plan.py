@@ -12,7 +12,7 @@ from assistant.capabilities.base import Capability, Outcome, Plan, PlanContext, 
 from assistant.capabilities.blocked import size_where_it_runs
 from assistant.capabilities.compare import COMPARE_SHOWS
 from assistant.language import currency_for
-from assistant.planner.followup import card_after_purchase, models_in_play, width_already_sized
+from assistant.planner.followup import card_after_purchase, models_in_play, start_from_pick, width_already_sized
 from assistant.scenario import Scenario
 from assistant.toolset import ToolName
 from assistant.understanding import ParsedQuery
@@ -85,7 +85,7 @@ _FOLLOWUP_SLOTS = (
 )
 _ASKS_FOR_A_NAME = ("need_model", "need_gpu", "unknown_model", "need_purpose")
 # When the planner has to ask, it offers the usual answers as one-click replies (the three questions).
-_ASK_REPLIES = {"need_model": ["models"], "need_gpu": ["gpus"], "need_purpose": ["purpose"]}
+_ASK_REPLIES = {ask: [ask] for ask in ("need_model", "need_gpu", "need_purpose")}  # assistant/quick_replies.yaml
 _FLOAT_BASES = ("bf16", "fp16", "fp32")
 # A generic 4-/8-bit on llama.cpp / Ollama is that engine's GGUF build, not a GPTQ file (llama.cpp loads GGUF only)
 _GGUF_OF = {"int4": "q4_k_m", "int8": "q8_0"}
@@ -106,6 +106,7 @@ def _runs_gguf(parsed: ParsedQuery, s: Scenario) -> bool:
 def merge(parsed: ParsedQuery, previous: Scenario) -> tuple[Scenario, list[str]]:
     """Carry the previous scenario over; the new message changes only what it mentions."""
     s = previous.model_copy(deep=True)
+    start_from_pick(parsed, s)
     _merge_model(parsed, s)
     notes = _merge_mode(parsed, s)
     for slot in _CARRIED_SLOTS:
@@ -162,6 +163,10 @@ def _merge_model(parsed: ParsedQuery, s: Scenario) -> None:
             # "I can finetune 30b on my 4090; so not 65b even with two cards?" after a QLoRA answer: the fine-tune
             # the conversation sized (4-bit) stays the method until another is named
             s.mode = kept
+        if parsed.budget is not None and not parsed.gpu_mentions:
+            # "预算 20 万，30 人用 Qwen2.5-32B，服务器怎么配？" after "4090 支持 NVLink 吗": a new job with a budget
+            # asks which cards to buy; the card the conversation talked about before is not the answer's start
+            s.gpu, s.num_gpus, s.count_sized = None, None, False
     if parsed.model:
         s.model, s.params_b = parsed.model, None
     elif parsed.params_b is not None and new_model:

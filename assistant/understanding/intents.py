@@ -364,12 +364,12 @@ def _explicit_intent(pos: dict[str, int]) -> bool:
 
 
 def _default_intents(st: _State, seen: _Seen) -> dict[str, int]:
-    """Intents for a message that names things but asks nothing explicit ("Qwen2.5-7B LoRA")."""
+    """Intents for a message that names things but asks nothing explicit ("Qwen2.5-7B LoRA", "想买张卡做推理")."""
     q = st.q
     workload = (q.mode, q.fine_tune_unspecified, q.pretrain, q.precision, q.kv_dtype, q.context_tokens, q.batch)
     rules = (
         (seen.has_model and seen.has_gpu, "fit"),
-        (q.budget or q.monthly_budget, "recommend"),  # "预算 50 万，部署 Qwen2.5-32B": which hardware for the money
+        (q.budget or q.monthly_budget or (q.buy_or_rent == "buy" and not seen.has_gpu and any(workload)), "recommend"),
         (seen.has_model and q.persona in ("team", "company"), "recommend"),  # "公司 300 人要用 72B，要稳定"
         (seen.has_model, "memory"),
         # "I have two 3090s and 128 GB of RAM ...": a machine described with no model asks what it runs

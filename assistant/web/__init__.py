@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -31,12 +30,22 @@ def _offline_env() -> None:
 def _quiet_library_warnings() -> None:
     """Gradio's own request routes declare their body with FastAPI's `Body(alias=...)`, which pydantic 2.12 reports
     on the first request (UnsupportedFieldAttributeWarning: "the 'alias' attribute ... has no effect"): a notice
-    about the libraries' code, not ours, that would land on the user's terminal. Only that category is silenced."""
+    about the libraries' code, not ours, that would land on the user's terminal. Only that category is silenced.
+
+    Gradio also makes a new asyncio event loop each time it needs a lock outside a running loop (gradio.utils
+    `safe_get_lock` / `safe_get_stop_event`, ~11 times from start to Ctrl+C) and never closes the one it replaces:
+    with warnings shown (-W default or error) each is reported as an unclosed event loop plus its two self-pipe
+    sockets (AF_UNIX stream, family=1 type=1). Those two ResourceWarning messages are silenced, nothing else:
+    an unclosed file or network socket of ours is still reported."""
     import warnings
 
     from pydantic.warnings import UnsupportedFieldAttributeWarning
 
     warnings.filterwarnings("ignore", category=UnsupportedFieldAttributeWarning)
+    warnings.filterwarnings("ignore", message=r"unclosed event loop <_UnixSelectorEventLoop", category=ResourceWarning)
+    warnings.filterwarnings(
+        "ignore", message=r"unclosed <socket\.socket fd=\d+, family=1, type=1, proto=0>", category=ResourceWarning
+    )
 
 
 def build_app(advisor: Any = None, settings: Settings | None = None, lang: str = "en") -> gr.Blocks:
@@ -137,21 +146,6 @@ def serve_local(
         demo.close()
 
 
-def warm_up_in_background(advisor: Any) -> None:
-    """Start (and warm up) the assistant while the page comes up, so the first answer is quick."""
-
-    def run() -> None:
-        try:
-            if hasattr(advisor, "start"):
-                advisor.start()  # the assistant process warms itself up
-            else:
-                advisor.warm_up()
-        except Exception as exc:  # the first turn retries and reports the reason in the chat
-            log.warning("the assistant is not ready: %s", exc)
-
-    threading.Thread(target=run, name="warm-up", daemon=True).start()
-
-
 def serve(
     settings: Settings | None = None,
     host: str = "127.0.0.1",
@@ -176,11 +170,14 @@ def serve(
         from assistant.worker import AdvisorProcess
 
         advisor = AdvisorProcess(settings)
-    warm_up_in_background(advisor)
+    from assistant.web.preparing import Preparation
+
+    preparation = Preparation(advisor)  # while Gradio starts
     demo = build_app(advisor=advisor, settings=settings)
     try:
         # quiet: Gradio's own start-up lines name launch() arguments; `startup_line` names our flags instead.
         demo.launch(**kwargs, **theme_kwargs(), prevent_thread_lock=True, quiet=True)
+        preparation.wait()  # the address is printed once the first answer need not wait for anything
         print(
             startup_line(host, getattr(demo, "server_port", None) or port, auth, getattr(demo, "share_url", None)),
             flush=True,

@@ -19,6 +19,7 @@ from assistant.web import calculators, layout
 from assistant.web.fast_blocks import FastBlocks
 from assistant.web.handlers import AdvisorRef, Chat, Interface, Knowledge, ProviderSettings
 from assistant.web.layout import Page
+from assistant.web.proposal import ProposalDownload
 from assistant.web.theme import CSS, JS
 
 __all__ = ["CSS", "JS", "build_app"]
@@ -31,7 +32,7 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
     with FastBlocks(title="GPU Advisor · 选卡助手", analytics_enabled=False, fill_width=True) as demo:
         page = layout.page(settings, lang)
         chat = Chat(page, ref)
-        _wire_chat(page, chat)
+        _wire_chat(page, chat, ProposalDownload(page, ref))
         _wire_interface(demo, page, Interface(page, ref, chat))
         _wire_knowledge(page, Knowledge(page))
         _wire_settings(page, ProviderSettings(page, ref))
@@ -40,16 +41,35 @@ def build_app(advisor: Any = None, settings: Settings | None = None, lang: str =
     return demo
 
 
-def _wire_chat(page: Page, chat: Chat) -> None:
+def _wire_chat(page: Page, chat: Chat, proposal: ProposalDownload) -> None:
     ui, outputs = page.chat, chat.outputs
     inputs = [ui.msg, ui.chatbot, page.state, page.chosen]
-    ui.msg.submit(chat.respond, inputs, outputs, api_name="chat")
-    ui.send.click(chat.respond, inputs, outputs, api_visibility="undocumented")
+    turns = [
+        ui.msg.submit(chat.respond, inputs, outputs, api_name="chat"),
+        ui.send.click(chat.respond, inputs, outputs, api_visibility="undocumented"),
+    ]
     for slot, control in ui.whatifs.items():
-        control.input(
-            chat.whatif(slot), [control, ui.chatbot, page.state, page.chosen], outputs, api_visibility="undocumented"
+        turns.append(
+            control.input(
+                chat.whatif(slot),
+                [control, ui.chatbot, page.state, page.chosen],
+                outputs,
+                api_visibility="undocumented",
+            )
         )
-    ui.clear.click(chat.new_conversation, [page.state], chat.reset_outputs, api_name="reset")
+    # a quick reply (a chip under the answer) is sent as the next message
+    turns.append(
+        ui.chatbot.option_select(
+            chat.quick_reply, [ui.chatbot, page.state, page.chosen], outputs, api_visibility="undocumented"
+        )
+    )
+    # after each turn (not among its outputs, so the /chat API returns what it always did): the Proposal button
+    for turn in turns:
+        turn.then(proposal.after_turn, [page.state], proposal.outputs, api_visibility="private")
+    ui.proposal.click(proposal.write, [page.state], proposal.outputs, api_name="proposal")
+    ui.clear.click(chat.new_conversation, [page.state], chat.reset_outputs, api_name="reset").then(
+        proposal.cleared, None, proposal.outputs, api_visibility="private"
+    )
 
 
 def _wire_interface(demo: gr.Blocks, page: Page, interface: Interface) -> None:

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from assistant.web.i18n import t
+from tools.compare import CompareResult
 from tools.gpu_search import GpuRow
+from tools.recommend import Pick, RecommendResult
 from tools.tco import TcoResult
 from tools.vram import COMPONENTS, VramResult
 
@@ -120,6 +122,140 @@ def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
             "tooltip": ["component", "gib"],
         },
         caption=t(lang, "memory_caption", workload=workload, gib=vram.per_gpu_gib),
+        legend=legend,
+    )
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a recommendation or a comparison as the memory chart draws it: its memory per GPU against
+    what its card may use. Language-free: the chart labels it in the interface language of the moment."""
+
+    gpu: str  # the short name ("RTX 3090")
+    count: int
+    need_gib: float
+    usable_gib: float
+    capacity_gib: float
+    picked: bool = False
+    rented: bool = False
+    mode: str | None = None
+    precision: str | None = None
+
+
+def _option(p: Pick, picked: bool = False) -> Option:
+    from assistant.web.cards import short_gpu_name
+
+    return Option(
+        short_gpu_name(p.gpu),
+        p.count,
+        p.memory_per_gpu_gib,
+        p.usable_gib_per_gpu,
+        max(p.gpu_memory_gib, p.usable_gib_per_gpu),
+        picked,
+        p.deployment == "cloud",
+        p.mode,
+        p.precision,
+    )
+
+
+def recommend_options(rec: RecommendResult) -> list[Option]:
+    """The pick first, then the alternatives and the stretch (what going over the budget buys), as the answer lists
+    them; empty when nothing fits."""
+    from assistant.scenario import recommended
+
+    pick = recommended(rec)
+    if pick is None:
+        return []
+    others = [p for p in [*rec.alternatives, *([rec.stretch] if rec.stretch else [])] if p is not pick]
+    return [_option(pick, picked=True), *(_option(p) for p in others)]
+
+
+def compare_options(result: CompareResult) -> list[Option]:
+    """The comparison's rows best first (the verdict's order), the picked one marked; rows with no memory figure
+    (not computed, or no number of the cards holds the job) are left out."""
+    from assistant.web.cards import short_gpu_name
+
+    out = []
+    for i in result.verdict.order or range(len(result.rows)):
+        row = result.rows[i]
+        if row.fit is None or row.memory_per_gpu_gib is None or row.count is None:
+            continue
+        usable = row.fit.usable_gib_per_gpu
+        option = Option(
+            short_gpu_name(row.gpu),
+            row.count,
+            row.memory_per_gpu_gib,
+            usable,
+            max(row.fit.capacity_gib, usable),
+            i == result.verdict.pick,
+            mode=row.mode,
+            precision=row.precision,
+        )
+        out.append(option)
+    return out if any(o.picked for o in out) else []
+
+
+def _option_labels(options: Sequence[Option], lang: str) -> list[str]:
+    """'1× RTX 3090'; where two options would read the same, what tells them apart (rented, the method, the format)."""
+    labels = [f"{o.count}× {o.gpu}" for o in options]
+    extras = (
+        lambda o: t(lang, "option_rented") if o.rented else "",
+        lambda o: t(lang, f"method.{o.mode}") if o.mode else "",
+        lambda o: o.precision or "",
+    )
+    for extra in extras:
+        if len(set(labels)) == len(labels):
+            break
+        labels = [
+            f"{label} {extra(o)}".strip() if labels.count(label) > 1 else label
+            for label, o in zip(labels, options, strict=True)
+        ]
+    return labels
+
+
+def options_chart(options: Sequence[Option], lang: str) -> Chart:
+    """Each option's memory per GPU stacked under its card's usable memory and the share kept free: the pick in
+    the memory colour, the other options lighter, so "does it fit, with how much to spare" reads at a glance."""
+    pick_need, other_need = t(lang, "pick_need"), t(lang, "other_need")
+    left, kept = t(lang, "capacity_left"), t(lang, "capacity_headroom")
+    labels = _option_labels(options, lang)
+    rows = []
+    # Vega stacks a bar's parts top to bottom in the order their colours first appear in the data: the share kept
+    # free on top, then what is usable and still free, the need at the bottom, in every bar alike.
+    for label, o in zip(labels, options, strict=True):
+        need = min(o.need_gib, o.usable_gib)
+        if o.capacity_gib > o.usable_gib:
+            rows.append({"bar": label, "component": kept, "gib": round(o.capacity_gib - o.usable_gib, 2)})
+        if o.usable_gib > need:
+            rows.append({"bar": label, "component": left, "gib": round(o.usable_gib - need, 2)})
+        rows.append({"bar": label, "component": pick_need if o.picked else other_need, "gib": round(o.need_gib, 2)})
+    colors = {pick_need: COMPONENT_COLORS["weights"], other_need: COMPONENT_COLORS["adapters"]}
+    colors |= {left: CAPACITY_COLOR, kept: HEADROOM_COLOR}
+    frame = pd.DataFrame(rows, columns=["bar", "component", "gib"])
+    present = set(frame["component"])
+    legend = [LegendItem(name, color) for name, color in colors.items() if name in present]  # the need first
+    picked = next((i for i, o in enumerate(options) if o.picked), None)
+    caption = ""
+    if picked is not None:
+        p = options[picked]
+        caption = t(lang, "options_caption", pick=labels[picked], need=p.need_gib, usable=p.usable_gib)
+    return Chart(
+        kind="bar",
+        frame=frame,
+        spec={
+            "x": "bar",
+            "y": "gib",
+            "color": "component",
+            "color_map": {k: v for k, v in colors.items() if k in present},
+            "colors_in_legend": [],  # the HTML legend (legend_html) lists them
+            "x_title": t(lang, "axis_option"),
+            "y_title": t(lang, "axis_gib"),
+            "color_title": t(lang, "axis_component"),
+            "sort": labels,
+            "x_label_angle": -30 if len(labels) > MAX_FLAT_BARS else 0,
+            "tooltip": ["bar", "component", "gib"],
+        },
+        caption=caption,
         legend=legend,
     )
 

@@ -14,8 +14,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from assistant.citations import without_sources
+from assistant.markdown_cjk import closable_bold
 from assistant.web.bubbles import result_line, tool_label
 from assistant.web.i18n import t
+from assistant.web.quick_replies import attach as attach_quick_replies
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -156,7 +158,7 @@ class TurnView:
         self.final = event
         numbers = {c.n for c in event.citations}
         # the sources block below lists the passages; the answer's own list would print each one twice
-        shown = fold_assumptions(without_sources(event.answer) if event.citations else event.answer)
+        shown = fold_assumptions(closable_bold(without_sources(event.answer) if event.citations else event.answer))
         answer = link_citations(shown, numbers, self.turn)
         if event.grounding is not None and event.grounding.untraceable:
             answer += "\n\n" + t(self.lang, "untraceable", numbers=", ".join(event.grounding.untraceable))
@@ -169,6 +171,7 @@ class TurnView:
             self.messages[self._answer_index]["content"] = answer
         if event.citations:
             self.messages.append({"role": "assistant", "content": sources_block(event.citations, self.turn, self.lang)})
+        attach_quick_replies(self.messages, event.quick_replies)  # chips under the last message
         if not self.results:  # events without streamed tool results (e.g. a folded-in error): use the record
             self.results = [call.result for call in event.tool_calls if call.result is not None]
             self._examples = [False] * len(self.results)
@@ -178,13 +181,14 @@ class TurnView:
         calls = [self._tool_args[i] for i, n in self._tool_names.items() if n == name]
         return calls[-1] if calls else None
 
-    def latest(self, kind: type[R]) -> R | None:
+    def latest(self, kind: type[R], examples: bool = True) -> R | None:
         """The result of the last successful call in this turn that returned a `kind` (each tool has its own), of
         the user's workload when there is one: an answer also sizes examples after it (a fine-tune's other
-        methods, a cheaper way, a reference card), which the panel does not show as the scenario."""
-        examples = self._examples + [False] * (len(self.results) - len(self._examples))
-        found = [(r, ex) for r, ex in zip(self.results, examples, strict=False) if isinstance(r, kind)]
-        own = [r for r, ex in found if not ex] or [r for r, _ in found]
+        methods, a cheaper way, a reference card), which the panel does not show as the scenario. `examples`:
+        fall back to an example when the turn has no result of the user's own."""
+        flags = self._examples + [False] * (len(self.results) - len(self._examples))
+        found = [(r, ex) for r, ex in zip(self.results, flags, strict=False) if isinstance(r, kind)]
+        own = [r for r, ex in found if not ex] or ([r for r, _ in found] if examples else [])
         return own[-1] if own else None
 
 

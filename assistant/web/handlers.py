@@ -25,6 +25,7 @@ from assistant.web.i18n import LANG_NAMES, lang_from_header, t
 from assistant.web.layout import Page, lang_choice, notice_text
 from assistant.web.pacing import Load, paced
 from assistant.web.plots import chat_plots
+from assistant.web.quick_replies import chosen_message
 from assistant.web.state import Session
 
 log = logging.getLogger(__name__)
@@ -182,6 +183,12 @@ class Chat:
 
         ask.__name__ = f"whatif_{slot}"
         return ask
+
+    def quick_reply(
+        self, history: list, session: Session, chosen: Settings | None, evt: gr.SelectData
+    ) -> Iterator[Updates]:
+        """A chip under the answer clicked: its message sent as the next turn (it answers the pending question)."""
+        yield from self.respond(chosen_message(evt.value), history, session, chosen)
 
     @property
     def reset_outputs(self) -> list[Any]:

@@ -84,6 +84,8 @@ class ChatTab:
     scenario: gr.Markdown
     whatifs: dict[str, gr.Dropdown]  # by slot (chat.WHATIF_SLOTS)
     plots: dict[str, Any]  # memory, tco, price, bandwidth: the names plots.chat_plots uses
+    proposal: gr.Button  # writes the purchase proposal; visible once an answer recommends or compares cards
+    proposal_files: gr.File
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ WHATIFS = (
     WhatIf("batch", lambda lg: BATCH_CHOICES, "whatif-batch", 110),
     WhatIf("gpu", lambda lg: gpu_choices(), "whatif-gpu", 150),
     WhatIf("num_gpus", lambda lg: GPU_COUNT_CHOICES, "whatif-gpus", 90),
-    WhatIf("mode", mode_choices, "whatif-method", 120, custom=False),
+    WhatIf("mode", mode_choices, "whatif-method", 150, custom=False),  # "QLoRA 微调" whole on a phone
 )
 WHATIF_ROW = 3  # controls per row
 
@@ -123,7 +125,7 @@ def _whatif(L: Labels, w: WhatIf) -> gr.Dropdown:
     return L.add(control, lambda lg: {"label": t(lg, key), "choices": list(w.choices(lg))})
 
 
-def _conversation(L: Labels) -> tuple[gr.Chatbot, gr.Textbox, gr.Button, gr.Button, gr.Markdown]:
+def _conversation(L: Labels) -> tuple[gr.Chatbot, gr.Textbox, gr.Button, gr.Button, gr.Markdown, gr.Button, gr.File]:
     chatbot = L(
         gr.Chatbot(
             label=L.t("chatbot"), elem_id="chatbot", height=640, buttons=["copy", "copy_all"], feedback_options=None
@@ -148,9 +150,23 @@ def _conversation(L: Labels) -> tuple[gr.Chatbot, gr.Textbox, gr.Button, gr.Butt
         send = L(gr.Button(L.t("send"), variant="primary", elem_id="send", scale=0, min_width=70), "send", "value")
         clear = L(gr.Button(L.t("clear"), elem_id="clear", scale=0, min_width=90), "clear", "value")
     turn_info = gr.Markdown(elem_id="turn-info", label="turn")
+    # Shown once an answer recommends or compares cards (assistant/web/proposal.py): its files come below.
+    proposal = L(
+        gr.Button(L.t("proposal_button"), elem_id="proposal", size="sm", visible=False), "proposal_button", "value"
+    )
+    proposal_files = L(
+        gr.File(
+            label=L.t("proposal_files"),
+            file_count="multiple",
+            interactive=False,
+            visible=False,
+            elem_id="proposal-files",
+        ),
+        "proposal_files",
+    )
     examples = gr.Examples(example_questions(), inputs=[msg], label=L.t("examples"), examples_per_page=6)
     L(examples.dataset, "examples")
-    return chatbot, msg, send, clear, turn_info
+    return chatbot, msg, send, clear, turn_info, proposal, proposal_files
 
 
 def _scenario_panel(L: Labels) -> tuple[gr.Markdown, dict[str, gr.Dropdown], dict[str, Any]]:
@@ -174,7 +190,7 @@ def _scenario_panel(L: Labels) -> tuple[gr.Markdown, dict[str, gr.Dropdown], dic
 def chat_tab(L: Labels) -> ChatTab:
     with gr.Row():
         with gr.Column(scale=3):
-            chatbot, msg, send, clear, turn_info = _conversation(L)
+            chatbot, msg, send, clear, turn_info, proposal, proposal_files = _conversation(L)
         with gr.Column(scale=2):
             scenario, whatifs, memory = _scenario_panel(L)
     with gr.Row():
@@ -185,7 +201,7 @@ def chat_tab(L: Labels) -> ChatTab:
             "price": gr.ScatterPlot(label=L.t("chart_gpu_price"), elem_id="chart-gpu-price"),
             "bandwidth": gr.ScatterPlot(label=L.t("chart_gpu_memory"), elem_id="chart-gpu-memory"),
         }
-    return ChatTab(chatbot, msg, send, clear, turn_info, scenario, whatifs, plots)
+    return ChatTab(chatbot, msg, send, clear, turn_info, scenario, whatifs, plots, proposal, proposal_files)
 
 
 # --- knowledge ---------------------------------------------------------------------------------------------

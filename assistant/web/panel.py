@@ -11,7 +11,8 @@ from typing import Any
 from assistant.web.i18n import has, t
 from tools.notes import money
 
-HIDDEN = {"last_intents", "currency", "budget_scope"}  # shown inside the budget line, or internal
+# shown inside the budget line, internal, or (the pick) through the method, precision, GPU and count rows
+HIDDEN = {"last_intents", "currency", "budget_scope", "pick"}
 FLAGS = {"cloud_excluded", "serving"}  # shown only when set, as a phrase
 # value v of these slots shows as t(f"{group}.{v}"); the method is named by the tools' `method` labels
 LABELLED = {"mode": "method", "deployment": "deployment", "preference": "preference", "persona": "persona"}

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from assistant.language import currency_for
 from assistant.web.cards import catalog_rows
-from assistant.web.charts import Chart, legend_html, memory_chart, tco_chart
+from assistant.web.charts import Chart, legend_html, memory_chart, options_chart, tco_chart
 from assistant.web.i18n import t
 from assistant.web.reports import gpu_charts
 from assistant.web.state import Session
@@ -40,7 +40,11 @@ def plot_update(chart: Chart | None, lang: str, title_key: str, empty_key: str |
 
 
 def _memory(s: Session) -> dict[str, Any]:
-    chart = memory_chart(s.vram, s.cards, s.lang) if s.vram else None
+    """The latest pick against its card (and the other options), else the latest memory estimate's breakdown."""
+    if s.options:
+        chart: Chart | None = options_chart(s.options, s.lang)
+    else:
+        chart = memory_chart(s.vram, s.cards, s.lang) if s.vram else None
     return {
         "memory": plot_update(chart, s.lang, "chart_memory", "chart_memory_empty"),
         "memory_legend": legend_html(chart),
@@ -63,7 +67,7 @@ def _catalog(s: Session) -> dict[str, Any]:
 
 # Each group of charts: what it is drawn from, and how.
 _GROUPS: tuple[tuple[str, Callable[[Session], tuple], Callable[[Session], dict[str, Any]]], ...] = (
-    ("plot_memory", lambda s: (s.lang, s.vram, s.cards), _memory),
+    ("plot_memory", lambda s: (s.lang, s.vram, s.cards, s.options), _memory),
     ("plot_tco", lambda s: (s.lang, s.tco), _cost),
     ("plot_gpus", lambda s: (s.lang, s.gpu_currency or currency_for(s.lang), s.gpu_rows), _catalog),
 )

@@ -12,11 +12,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.proposal.offer import proposes
 from assistant.scenario import Scenario
 from assistant.web.cards import Card, fit_card, gpu_card, model_display, reference_cards, row_card
+from assistant.web.charts import Option, compare_options, recommend_options
 from assistant.web.chat import WHATIF_SLOTS, TurnView
 from assistant.web.i18n import Lang, note_text
 from assistant.web.panel import scenario_markdown
+from tools.compare import CompareResult
 from tools.gpu_search import FindGpusResult, GpuRow, GpuSpecsResult
 from tools.notes import Note
 from tools.recommend import RecommendResult
@@ -51,9 +54,13 @@ class Session:
     assumptions: list[str | Note] = field(default_factory=list)  # of the latest calculation, for the panel
     vram: VramResult | None = None
     cards: list[Card] = field(default_factory=list)  # drawn next to `vram`
+    # the options of the latest recommendation or comparison, the pick first: the memory chart draws them in place of
+    # `vram` until a later turn estimates the user's memory again
+    options: list[Option] = field(default_factory=list)
     tco: TcoResult | None = None
     gpu_rows: list[GpuRow] | None = None  # the GPUs the chat last compared (None: the whole catalog)
     shown: dict[str, str] = field(default_factory=dict)  # chart -> fingerprint of what the browser shows
+    proposal: bool = False  # an answer of this conversation recommended or compared cards: it can be written up
 
     def fresh(self) -> Session:
         """A new conversation in the same browser tab: same language, a new id."""
@@ -88,18 +95,25 @@ class Session:
         """Take what a finished turn computed; return its memory estimate, if it made one."""
         if view.final is not None:
             self.scenario = view.final.scenario
-        vram = view.latest(VramResult)
-        calc = vram or view.latest(SpeedResult) or view.latest(TcoResult)
+            self.proposal = self.proposal or proposes(view.final.tool_calls)
+        # A turn that picked an option draws that pick; a memory figure it sized only as an example (a full fine-tune
+        # next to the QLoRA it recommends) is not the user's workload.
+        options = _options(view)
+        vram = view.latest(VramResult, examples=not options)
+        rec = (view.latest(RecommendResult) or view.latest(CompareResult)) if options else None
+        calc = vram or rec or view.latest(SpeedResult) or view.latest(TcoResult)
         if calc is not None:
             self.assumptions = list(calc.assumptions)
         if vram is not None:
             self.vram = vram
             self.cards = self._cards(view, vram)
+        if options or vram is not None:
+            self.options = options
         self.tco = view.latest(TcoResult) or self.tco
         rows = [g for kind in (GpuSpecsResult, FindGpusResult) if (hit := view.latest(kind)) for g in hit.gpus]
         if len(rows) >= 2:
             self.gpu_rows = rows
-        self.used = used_values(view, vram)
+        self.used = used_values(view, vram, next((o for o in options if o.picked), None))
         return vram
 
     def _cards(self, view: TurnView, vram: VramResult) -> list[Card]:
@@ -112,6 +126,8 @@ class Session:
         """The what-if slots as the latest answer had them: the scenario, overridden by what it computed with."""
         s = self.scenario
         values = {slot: getattr(s, slot) for slot in WHATIF_SLOTS}
+        if s.pick is not None:  # what the answer chose (also after a reload, before any turn ran here)
+            values |= {"mode": s.pick.mode, "precision": s.pick.precision, "gpu": s.pick.gpu, "num_gpus": s.pick.count}
         values |= {slot: v for slot, v in self.used.items() if v is not None}
         gpu = gpu_card(values["gpu"])
         values["gpu"] = gpu.name if gpu else values["gpu"]
@@ -140,8 +156,25 @@ class Session:
         return names
 
 
-def used_values(view: TurnView, vram: VramResult | None) -> dict[str, Any]:
-    """The what-if slots a turn computed with: its memory estimate's, else its recommendation's."""
+def _options(view: TurnView) -> list[Option]:
+    """The options of the turn's recommendation or comparison of the user's workload, the pick first."""
+    rec = view.latest(RecommendResult, examples=False)
+    if rec is not None and (options := recommend_options(rec)):
+        return options
+    compared = view.latest(CompareResult, examples=False)
+    return compare_options(compared) if compared is not None else []
+
+
+def used_values(view: TurnView, vram: VramResult | None, pick: Option | None = None) -> dict[str, Any]:
+    """The what-if slots a turn computed with: the option it picked (a recommendation's or a comparison's: its
+    method, format, card and count, at the context and batch it was sized for), else its memory estimate's."""
+    if pick is not None:
+        rec, compared = view.latest(RecommendResult), view.latest(CompareResult)
+        sized = rec.sized_workload if rec is not None else None
+        context = sized.context_tokens if sized else (compared.context_tokens if compared else None)
+        batch = sized.batch if sized else (compared.batch if compared else None)
+        chosen = {"mode": pick.mode, "precision": pick.precision, "gpu": pick.gpu, "num_gpus": pick.count}
+        return chosen | {"context_tokens": context, "batch": batch}
     if vram is not None:
         used = {
             "precision": vram.precision,
@@ -152,13 +185,7 @@ def used_values(view: TurnView, vram: VramResult | None) -> dict[str, Any]:
         }
         return used | ({"gpu": vram.fit.gpu} if vram.fit is not None else {})
     rec = view.latest(RecommendResult)
-    if rec is None:
+    if rec is None:  # nothing asked of the kind: the scenario's own slots
         return {}
-    args = view.args_of("recommend_gpus") or {}
-    gpus = args.get("gpus") or []
-    w = rec.sized_workload
-    used = {"mode": w.mode, "precision": w.precision, "context_tokens": w.context_tokens, "batch": w.batch}
-    # A recommendation asked for one GPU or a number of cards shows that GPU, and the count its pick uses.
-    constrained = bool(gpus) or args.get("max_gpus") is not None or args.get("num_gpus") is not None
-    count = rec.primary.count if constrained and rec.primary is not None else None
-    return used | {"gpu": gpus[0] if len(gpus) == 1 else None, "num_gpus": count}
+    w = rec.sized_workload  # nothing fits: the workload as the policy sized it
+    return {"mode": w.mode, "precision": w.precision, "context_tokens": w.context_tokens, "batch": w.batch}

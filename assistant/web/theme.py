@@ -9,6 +9,12 @@ CSS = """
 #chatbot .citation summary { cursor: pointer; font-weight: 600; }
 #chatbot a.cite-link { text-decoration: none; font-weight: 600; }
 #scenario li { margin: 0; }
+/* Quick replies (web/quick_replies.py): compact chips that wrap under the answer, several to a row on a phone too. */
+#chatbot .options {
+  display: flex !important; flex-wrap: wrap; justify-content: flex-start !important; gap: 6px 8px !important;
+  margin: 0 !important; padding: 6px 16px 4px !important; max-width: 100% !important; box-sizing: border-box;
+}
+#chatbot .options .option { flex: 0 0 auto; width: auto; padding: 6px 14px; border-radius: 999px; }
 #turn-info { color: var(--body-text-color-subdued); font-size: 0.85em; }
 #chat-input-row { flex-direction: row !important; flex-wrap: nowrap !important; gap: 8px; }
 #chat-input-row > :first-child { flex: 1 1 auto !important; min-width: 0 !important; }

@@ -46,8 +46,8 @@ class GuardedAdvisor:
 
         self.advisor = Advisor(settings)
 
-    def warm_up(self) -> None:
-        self.advisor.warm_up()
+    def warm_up(self, progress: Any = None) -> None:
+        self.advisor.warm_up(progress)
 
     def stream_turn(self, session_id: str, text: str, *args: Any) -> Iterator[Any]:
         if text == "probe the guard":  # proves the guard is live in this process
