@@ -139,18 +139,21 @@ def _pick_line(w: Writer, p: Pick, verdict: bool = False) -> str:
         unit = "rec_speed_training" if p.mode != "inference" else "rec_speed"
         per_user = p.tokens_per_s_per_user if p.tokens_per_s != p.tokens_per_s_per_user else None
         speed = w.t(unit, tps=p.tokens_per_s) + (w.t("rec_per_user", tps=per_user) if per_user else "")
-    return w.t(
-        "rec_pick",
-        count=p.count,
-        condition=w.label("rec_condition", "rent_verdict" if verdict and p.deployment == "cloud" else p.condition),
-        gpu=p.gpu,
-        method=w.label("method", p.mode),
-        precision=p.precision,
-        need=p.memory_per_gpu_gib,
-        usable=p.usable_gib_per_gpu,
-        speed=speed,
-        cost=cost,
-    )
+    return w.t("rec_pick", **pick_fields(w, p, verdict), speed=speed, cost=cost)
+
+
+def pick_fields(w: Writer, p: Pick, verdict: bool = False) -> dict[str, Any]:
+    """The card, count, method, format and memory of an option, as every line that names a pick fills them (the
+    answer's `rec_pick`, the proposal's comparison line)."""
+    return {
+        "count": p.count,
+        "condition": w.label("rec_condition", "rent_verdict" if verdict and p.deployment == "cloud" else p.condition),
+        "gpu": p.gpu,
+        "method": w.label("method", p.mode),
+        "precision": p.precision,
+        "need": p.memory_per_gpu_gib,
+        "usable": p.usable_gib_per_gpu,
+    }
 
 
 def parts_lead(w: Writer, results: list[RecommendResult]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assistant.capabilities.recommend import _pick_line
+from assistant.capabilities.recommend import _pick_line, pick_fields
 from assistant.language import Language
 from assistant.proposal import costs, machine
 from assistant.proposal.compared import as_recommendation
@@ -164,19 +164,7 @@ def _line(w: Writer, p: Pick, compared: bool, verdict: bool = False) -> str:
         return _pick_line(w, p, verdict=verdict)
     speed = say("rec.compare_speed", w.lang, tps=p.tokens_per_s) if p.tokens_per_s else ""
     cost = money(p.spend, p.currency) if p.deployment == "local" else money(p.monthly, p.currency)
-    return say(
-        "rec.compare_pick",
-        w.lang,
-        count=p.count,
-        condition=w.label("rec_condition", p.condition),
-        gpu=p.gpu,
-        method=w.label("method", p.mode),
-        precision=p.precision,
-        need=p.memory_per_gpu_gib,
-        usable=p.usable_gib_per_gpu,
-        speed=speed,
-        cost=cost,
-    )
+    return say("rec.compare_pick", w.lang, **pick_fields(w, p), speed=speed, cost=cost)
 
 
 def _summary(w: Writer, r: RecommendResult, pick: Pick, compared: bool, assumed: bool = False) -> str:

@@ -108,19 +108,7 @@ def memory_chart(vram: VramResult, cards: Sequence[Card], lang: str) -> Chart:
     return Chart(
         kind="bar",
         frame=frame,
-        spec={
-            "x": "bar",
-            "y": "gib",
-            "color": "component",
-            "color_map": {k: v for k, v in colors.items() if k in present},
-            "colors_in_legend": [],  # the HTML legend (legend_html) lists them, with their GiB
-            "x_title": t(lang, "axis_bar"),
-            "y_title": t(lang, "axis_gib"),
-            "color_title": t(lang, "axis_component"),
-            "sort": bars,
-            "x_label_angle": -30 if len(bars) > MAX_FLAT_BARS else 0,
-            "tooltip": ["component", "gib"],
-        },
+        spec=_stacked_gib(lang, colors, present, bars, "axis_bar", ["component", "gib"]),
         caption=t(lang, "memory_caption", workload=workload, gib=vram.per_gpu_gib),
         legend=legend,
     )
@@ -242,19 +230,7 @@ def options_chart(options: Sequence[Option], lang: str) -> Chart:
     return Chart(
         kind="bar",
         frame=frame,
-        spec={
-            "x": "bar",
-            "y": "gib",
-            "color": "component",
-            "color_map": {k: v for k, v in colors.items() if k in present},
-            "colors_in_legend": [],  # the HTML legend (legend_html) lists them
-            "x_title": t(lang, "axis_option"),
-            "y_title": t(lang, "axis_gib"),
-            "color_title": t(lang, "axis_component"),
-            "sort": labels,
-            "x_label_angle": -30 if len(labels) > MAX_FLAT_BARS else 0,
-            "tooltip": ["bar", "component", "gib"],
-        },
+        spec=_stacked_gib(lang, colors, present, labels, "axis_option", ["bar", "component", "gib"]),
         caption=caption,
         legend=legend,
     )
@@ -338,3 +314,22 @@ def tco_chart(tco: TcoResult, lang: str) -> Chart:
         },
         caption=caption,
     )
+
+
+def _stacked_gib(
+    lang: str, colors: dict[str, str], present: set[str], bars: list[str], x_title: str, tooltip: list[str]
+) -> dict[str, Any]:
+    """The spec of a bar chart of GiB stacked by component, bars in the given order (both memory charts)."""
+    return {
+        "x": "bar",
+        "y": "gib",
+        "color": "component",
+        "color_map": {k: v for k, v in colors.items() if k in present},
+        "colors_in_legend": [],  # the HTML legend (legend_html) lists them
+        "x_title": t(lang, x_title),
+        "y_title": t(lang, "axis_gib"),
+        "color_title": t(lang, "axis_component"),
+        "sort": bars,
+        "x_label_angle": -30 if len(bars) > MAX_FLAT_BARS else 0,
+        "tooltip": tooltip,
+    }
