@@ -37,7 +37,7 @@ from assistant.grounding import check_grounding
 from assistant.language import detect_language
 from assistant.scenario import Scenario, scenario_from_messages
 from assistant.settings import Settings
-from assistant.turns import tool_payload
+from assistant.turns import tool_payload, tool_records
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 8000
@@ -385,14 +385,7 @@ class Advisor:
         answer = str(last.content) if last is not None else ""
         replies = list((getattr(last, "additional_kwargs", None) or {}).get("quick_replies") or [])
         question = next((str(m.content) for m in turn if m.type == "human"), "")
-        calls: dict[str, ToolCallRecord] = {}
-        for m in turn:
-            for c in getattr(m, "tool_calls", None) or []:
-                calls[c["id"]] = ToolCallRecord(name=c["name"], args=c.get("args") or {})
-            if m.type == "tool" and m.tool_call_id in calls:
-                _ok, result, error = tool_payload(calls[m.tool_call_id].name, str(m.content))
-                calls[m.tool_call_id].result, calls[m.tool_call_id].error = (result, error)
-        records = list(calls.values())
+        records = tool_records(turn)
         users = [str(m.content) for m in messages if m.type == "human"]
         citations = _citations(last, records, users)
         from assistant.strings import static_texts

@@ -57,6 +57,18 @@ def tool_payload(name: str, content: str) -> tuple[bool, BaseModel | None, str |
     return True, typed_result(name, data), None
 
 
+def tool_records(messages: Iterable[Any]) -> list[ToolCallRecord]:
+    """Each tool call among `messages` (one turn's), in order, paired with its tool message's typed result."""
+    calls: dict[str, ToolCallRecord] = {}
+    for m in messages:
+        for c in getattr(m, "tool_calls", None) or []:
+            calls[c["id"]] = ToolCallRecord(name=c["name"], args=c.get("args") or {})
+        if m.type == "tool" and m.tool_call_id in calls:
+            record = calls[m.tool_call_id]
+            _ok, record.result, record.error = tool_payload(record.name, str(m.content))
+    return list(calls.values())
+
+
 def turns(messages: Iterable[Any]) -> list[SessionTurn]:
     """Split saved messages at each human message; a turn's records pair each tool call with its tool message."""
     groups: list[list[Any]] = []
@@ -71,13 +83,6 @@ def turns(messages: Iterable[Any]) -> list[SessionTurn]:
 def _turn(index: int, group: list[Any]) -> SessionTurn:
     question = str(group[0].content)
     last = next((m for m in reversed(group) if m.type == "ai" and m.content), None)
-    calls: dict[str, ToolCallRecord] = {}
-    for m in group:
-        for c in getattr(m, "tool_calls", None) or []:
-            calls[c["id"]] = ToolCallRecord(name=c["name"], args=c.get("args") or {})
-        if m.type == "tool" and m.tool_call_id in calls:
-            record = calls[m.tool_call_id]
-            _ok, record.result, record.error = tool_payload(record.name, str(m.content))
     extra = getattr(last, "additional_kwargs", None) or {}
     cited = extra.get("cited") or []
     return SessionTurn(
@@ -85,7 +90,7 @@ def _turn(index: int, group: list[Any]) -> SessionTurn:
         question=question,
         answer=str(last.content) if last is not None else "",
         language=detect_language(question),
-        records=list(calls.values()),
+        records=tool_records(group),
         cited=[list(c) for c in cited],
         assumed_job=extra.get("assumed_job"),
     )

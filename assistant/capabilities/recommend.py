@@ -129,17 +129,20 @@ def _reason_text(w: Writer, notes: list[Note]) -> str:
 def _pick_line(w: Writer, p: Pick, verdict: bool = False) -> str:
     """'1 × used RTX 3090 (QLoRA, nf4_dq): 15.3 of 21.6 GiB, ~387 training tokens/s, ¥5,250'. In the verdict a
     rental is not called rented again ("Rent 1 × MI300X", not "Rent 1 × rented MI300X")."""
-    cost = (
-        w.t("rec_cost_rent", hourly=money(p.hourly or 0, p.currency), monthly=money(p.monthly, p.currency))
-        if p.deployment == "cloud"
-        else money(p.spend, p.currency)
-    )
+    cost = pick_cost(w, p)
     speed = ""
     if p.tokens_per_s:
         unit = "rec_speed_training" if p.mode != "inference" else "rec_speed"
         per_user = p.tokens_per_s_per_user if p.tokens_per_s != p.tokens_per_s_per_user else None
         speed = w.t(unit, tps=p.tokens_per_s) + (w.t("rec_per_user", tps=per_user) if per_user else "")
     return w.t("rec_pick", **pick_fields(w, p, verdict), speed=speed, cost=cost)
+
+
+def pick_cost(w: Writer, p: Pick) -> str:
+    """What an option costs as its line says it: the rent by the hour and month, or the cards' price."""
+    if p.deployment == "cloud":
+        return w.t("rec_cost_rent", hourly=money(p.hourly or 0, p.currency), monthly=money(p.monthly, p.currency))
+    return money(p.spend, p.currency)
 
 
 def pick_fields(w: Writer, p: Pick, verdict: bool = False) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assistant.capabilities.recommend import _pick_line, pick_fields
+from assistant.capabilities.recommend import _pick_line, pick_cost, pick_fields
 from assistant.language import Language
 from assistant.proposal import costs, machine
 from assistant.proposal.compared import as_recommendation
@@ -235,11 +235,7 @@ def _recommendation(w: Writer, r: RecommendResult, pick: Pick, compared: bool) -
     lang = w.lang
     rows = []
     for p in _options(r):
-        cost = (
-            w.t("rec_cost_rent", hourly=money(p.hourly or 0, p.currency), monthly=money(p.monthly, p.currency))
-            if p.deployment == "cloud"
-            else money(p.spend, p.currency)
-        )
+        cost = pick_cost(w, p)
         speed = ""
         if p.tokens_per_s:
             # a per-user figure only where it differs from the total, as each answer does
